@@ -1,0 +1,123 @@
+package dev.crossbar.core.relay;
+
+import dev.crossbar.core.topic.Member;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.PlatformDependent;
+import java.util.ArrayList;
+import java.util.Queue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fan-out work waiting for one event loop, batched the way grpc's {@code WriteQueue} is.
+ *
+ * <p>Any thread may {@link #offer}; at most one drain task is scheduled on the loop at a time. A
+ * drain writes every queued delivery to its receivers without flushing, then flushes each touched
+ * receiver once: a burst of messages costs one task and one flush (one syscall) per receiver, not
+ * one per message. The queue is bounded in bytes ({@code maxBacklogBytes}); a delivery that does
+ * not fit is refused whole and its receivers count a drop.
+ *
+ * <p>Ownership: a queued delivery holds one reference to its frame, released after the drain has
+ * handed {@code retainedDuplicate()}s to the receivers (or if the loop refuses the task).
+ */
+final class LoopQueue implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(LoopQueue.class);
+
+    /** Deliveries per drain before yielding the loop to I/O; keeps reads and timers responsive. */
+    static final int MAX_DRAIN = 1024;
+
+    private final EventExecutor loop;
+    private final long maxBacklogBytes;
+    private final Queue<Delivery> queue = PlatformDependent.newMpscQueue();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final AtomicLong backlogBytes = new AtomicLong();
+    /** Receivers written but not yet flushed in this drain; touched only on {@link #loop}. */
+    private final ArrayList<Member> unflushed = new ArrayList<>();
+
+    LoopQueue(EventExecutor loop, long maxBacklogBytes) {
+        this.loop = loop;
+        this.maxBacklogBytes = maxBacklogBytes;
+    }
+
+    private record Delivery(PreparedFrame frame, Member[] receivers, Member sender) {
+    }
+
+    /**
+     * Queues {@code frame} for {@code receivers} (all but {@code sender}). Borrows the frame:
+     * retains it when queued.
+     *
+     * @return false if the backlog is full and the message was not queued
+     */
+    boolean offer(PreparedFrame frame, Member[] receivers, Member sender) {
+        int size = frame.frameLength();
+        long before = backlogBytes.getAndAdd(size);
+        // An empty backlog always takes one message, however large, so a big message is never
+        // refused merely for being big; the message-size limit is enforced before routing.
+        if (before > 0 && before + size > maxBacklogBytes) {
+            backlogBytes.getAndAdd(-size);
+            return false;
+        }
+        queue.offer(new Delivery(frame.retain(), receivers, sender));
+        schedule();
+        return true;
+    }
+
+    long backlogBytes() {
+        return backlogBytes.get();
+    }
+
+    private void schedule() {
+        if (scheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(this);
+            } catch (RejectedExecutionException e) {
+                // The loop is shutting down: nobody will drain, so release what is queued.
+                log.debug("event loop rejected fan-out task; releasing queued messages", e);
+                discardAll();
+            }
+        }
+    }
+
+    @Override
+    public void run() {
+        Delivery d;
+        int n = 0;
+        try {
+            while (n < MAX_DRAIN && (d = queue.poll()) != null) {
+                n++;
+                try {
+                    for (Member receiver : d.receivers) {
+                        if (receiver != d.sender && receiver.deliver(d.frame)) {
+                            unflushed.add(receiver);
+                        }
+                    }
+                } finally {
+                    backlogBytes.getAndAdd(-d.frame.frameLength());
+                    d.frame.release();
+                }
+            }
+        } finally {
+            for (int i = 0; i < unflushed.size(); i++) {
+                unflushed.get(i).flush();
+            }
+            unflushed.clear();
+            scheduled.set(false);
+            if (!queue.isEmpty()) {
+                schedule();
+            }
+        }
+    }
+
+    private void discardAll() {
+        Delivery d;
+        while ((d = queue.poll()) != null) {
+            backlogBytes.getAndAdd(-d.frame.frameLength());
+            d.frame.release();
+        }
+        scheduled.set(false);
+    }
+}

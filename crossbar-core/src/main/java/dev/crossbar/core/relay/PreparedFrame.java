@@ -1,0 +1,98 @@
+package dev.crossbar.core.relay;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+
+/**
+ * One relayed message as the bytes of a server-to-client WebSocket frame, built once and shared.
+ *
+ * <p>Server frames are unmasked and Crossbar negotiates no per-connection extension, so the frame
+ * is the same for every receiver: a 2-10 byte header and the payload, joined in a composite buffer
+ * without copying the payload. Each receiver writes a {@code retainedDuplicate()} of
+ * {@link #content()}; the frame itself holds one reference, released by whoever made it.
+ */
+public final class PreparedFrame {
+
+    static final int OPCODE_TEXT = 0x1;
+    static final int OPCODE_BINARY = 0x2;
+    private static final int FIN = 0x80;
+
+    private final ByteBuf content;
+    private final boolean text;
+    private final int payloadLength;
+
+    private PreparedFrame(ByteBuf content, boolean text, int payloadLength) {
+        this.content = content;
+        this.text = text;
+        this.payloadLength = payloadLength;
+    }
+
+    /**
+     * Frames {@code payload} as one final text or binary frame.
+     *
+     * <p>Ownership: takes the caller's reference to {@code payload}, which is released with the frame.
+     */
+    public static PreparedFrame of(ByteBufAllocator alloc, boolean text, ByteBuf payload) {
+        requireNonNull(alloc, "alloc");
+        requireNonNull(payload, "payload");
+        int length = payload.readableBytes();
+        ByteBuf header;
+        try {
+            header = alloc.directBuffer(headerLength(length));
+        } catch (Throwable t) {
+            payload.release();
+            throw t;
+        }
+        header.writeByte(FIN | (text ? OPCODE_TEXT : OPCODE_BINARY));
+        if (length < 126) {
+            header.writeByte(length);
+        } else if (length <= 0xFFFF) {
+            header.writeByte(126).writeShort(length);
+        } else {
+            header.writeByte(127).writeLong(length);
+        }
+        CompositeByteBuf frame = alloc.compositeDirectBuffer(2);
+        frame.addComponent(true, header);
+        frame.addFlattenedComponents(true, payload);
+        return new PreparedFrame(frame, text, length);
+    }
+
+    static int headerLength(int payloadLength) {
+        return payloadLength < 126 ? 2 : payloadLength <= 0xFFFF ? 4 : 10;
+    }
+
+    /** The whole frame, header and payload; borrowed: take a {@code retainedDuplicate()} to write it. */
+    public ByteBuf content() {
+        return content;
+    }
+
+    public boolean isText() {
+        return text;
+    }
+
+    /** The message's size, without the frame header: what statistics count as bytes. */
+    public int payloadLength() {
+        return payloadLength;
+    }
+
+    /** Frame size on the wire, header included: what outbound-buffer bounds count. */
+    public int frameLength() {
+        return content.readableBytes();
+    }
+
+    public PreparedFrame retain() {
+        content.retain();
+        return this;
+    }
+
+    public boolean release() {
+        return content.release();
+    }
+
+    public int refCnt() {
+        return content.refCnt();
+    }
+}

@@ -1,0 +1,2 @@
+/** Routes: from a URL path to a topic, a schema and a role. */
+package dev.crossbar.core.route;

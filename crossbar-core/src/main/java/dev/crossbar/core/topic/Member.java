@@ -1,0 +1,34 @@
+package dev.crossbar.core.topic;
+
+import dev.crossbar.core.relay.PreparedFrame;
+import dev.crossbar.core.route.Route;
+import dev.crossbar.core.stats.ConnectionStats;
+import io.netty.util.concurrent.EventExecutor;
+
+/**
+ * One connection's place in a topic, as the router sees it. Implemented by the server's session;
+ * the core never touches its socket.
+ *
+ * <p>{@link #deliver} and {@link #flush} are called only on {@link #executor()}.
+ */
+public interface Member {
+
+    /** The event loop that owns this connection; every write to it happens there. */
+    EventExecutor executor();
+
+    Route route();
+
+    ConnectionStats stats();
+
+    /**
+     * Writes one relayed message, without flushing. The frame is borrowed: an implementation that
+     * keeps or writes it takes its own {@code retainedDuplicate()}. An implementation that cannot
+     * take the whole message (its outbound buffer is over the bound) drops it and counts the drop.
+     *
+     * @return true if this write left the member needing a {@link #flush()} it did not need before
+     */
+    boolean deliver(PreparedFrame frame);
+
+    /** Flushes what {@link #deliver} wrote since the last flush. */
+    void flush();
+}

@@ -1,0 +1,67 @@
+package dev.crossbar.core.relay;
+
+import dev.crossbar.core.route.Route;
+import dev.crossbar.core.stats.ConnectionStats;
+import dev.crossbar.core.topic.Member;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A member that records what it is given, checking it is called on its own loop. */
+final class RecordingMember implements Member {
+
+    final EventExecutor loop;
+    final Route route;
+    final ConnectionStats stats = ConnectionStats.startingNow();
+    final List<byte[]> received = new CopyOnWriteArrayList<>();
+    final AtomicInteger flushes = new AtomicInteger();
+    final AtomicInteger wrongThread = new AtomicInteger();
+    private boolean dirty;
+
+    RecordingMember(EventExecutor loop, Route route) {
+        this.loop = loop;
+        this.route = route;
+    }
+
+    @Override
+    public EventExecutor executor() {
+        return loop;
+    }
+
+    @Override
+    public Route route() {
+        return route;
+    }
+
+    @Override
+    public ConnectionStats stats() {
+        return stats;
+    }
+
+    @Override
+    public boolean deliver(PreparedFrame frame) {
+        if (!loop.inEventLoop()) {
+            wrongThread.incrementAndGet();
+        }
+        ByteBuf dup = frame.content().retainedDuplicate();
+        try {
+            byte[] bytes = new byte[dup.readableBytes()];
+            dup.readBytes(bytes);
+            received.add(bytes);
+        } finally {
+            dup.release();
+        }
+        stats.recordOut(frame.payloadLength(), System.nanoTime());
+        boolean first = !dirty;
+        dirty = true;
+        return first;
+    }
+
+    @Override
+    public void flush() {
+        dirty = false;
+        flushes.incrementAndGet();
+    }
+}
