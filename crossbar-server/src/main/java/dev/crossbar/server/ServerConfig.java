@@ -1,0 +1,307 @@
+package dev.crossbar.server;
+
+import static java.util.Objects.requireNonNull;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything a relay needs to start, validated when built. Defaults are the constants below and
+ * the values documented in {@code docs/operations.md}; the command line maps onto the builder.
+ */
+public final class ServerConfig {
+
+    public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+    public static final int DEFAULT_MAX_PATH_LENGTH = 256;
+    /** As the original crossbar: {@code null}, which jsmpeg offers; browsers offer none by default. */
+    public static final List<String> DEFAULT_SUBPROTOCOLS = List.of("null");
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_PING_INTERVAL = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /** Bytes a client may have queued behind the message it is receiving before its messages drop. */
+    public static final int DEFAULT_MAX_CLIENT_QUEUE_BYTES = 1024 * 1024;
+    public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = 64L * 1024 * 1024;
+    public static final SlowConsumerPolicy DEFAULT_SLOW_CONSUMER_POLICY = SlowConsumerPolicy.DROP;
+    public static final Duration DEFAULT_SLOW_CONSUMER_GRACE = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(3);
+
+    private final InetSocketAddress listen;
+    private final int eventLoops;
+    private final boolean preferNativeTransport;
+    private final int maxMessageBytes;
+    private final int maxPathLength;
+    private final List<String> subprotocols;
+    private final Duration handshakeTimeout;
+    private final Duration pingInterval;
+    private final Duration idleTimeout;
+    private final int maxClientQueueBytes;
+    private final long maxLoopBacklogBytes;
+    private final SlowConsumerPolicy slowConsumerPolicy;
+    private final Duration slowConsumerGrace;
+    private final Duration shutdownGrace;
+
+    private ServerConfig(Builder b) {
+        this.listen = requireNonNull(b.listen, "listen");
+        this.eventLoops = positive("eventLoops", b.eventLoops);
+        this.preferNativeTransport = b.preferNativeTransport;
+        this.maxMessageBytes = positive("maxMessageBytes", b.maxMessageBytes);
+        if (b.maxPathLength < 2) {
+            throw new IllegalArgumentException("maxPathLength: " + b.maxPathLength + " (expected: >= 2)");
+        }
+        this.maxPathLength = b.maxPathLength;
+        this.subprotocols = List.copyOf(requireNonNull(b.subprotocols, "subprotocols"));
+        for (String p : subprotocols) {
+            if (p.isBlank() || p.contains(",")) {
+                throw new IllegalArgumentException("subprotocols: '" + p + "' (expected: a token without commas)");
+            }
+        }
+        this.handshakeTimeout = positive("handshakeTimeout", b.handshakeTimeout);
+        this.pingInterval = positive("pingInterval", b.pingInterval);
+        this.idleTimeout = positive("idleTimeout", b.idleTimeout);
+        if (idleTimeout.compareTo(pingInterval) <= 0) {
+            throw new IllegalArgumentException("idleTimeout: " + idleTimeout
+                    + " (expected: > pingInterval " + pingInterval + ")");
+        }
+        this.maxClientQueueBytes = positive("maxClientQueueBytes", b.maxClientQueueBytes);
+        if (b.maxLoopBacklogBytes <= 0) {
+            throw new IllegalArgumentException("maxLoopBacklogBytes: " + b.maxLoopBacklogBytes + " (expected: > 0)");
+        }
+        this.maxLoopBacklogBytes = b.maxLoopBacklogBytes;
+        this.slowConsumerPolicy = requireNonNull(b.slowConsumerPolicy, "slowConsumerPolicy");
+        this.slowConsumerGrace = positive("slowConsumerGrace", b.slowConsumerGrace);
+        this.shutdownGrace = requireNonNull(b.shutdownGrace, "shutdownGrace");
+        if (shutdownGrace.isNegative()) {
+            throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static ServerConfig defaults() {
+        return builder().build();
+    }
+
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    private static int positive(String name, int value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+        }
+        return value;
+    }
+
+    private static Duration positive(String name, Duration value) {
+        requireNonNull(value, name);
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+        }
+        return value;
+    }
+
+    /**
+     * Parses {@code host:port}, {@code :port} (all interfaces) or {@code [v6]:port}.
+     *
+     * @throws IllegalArgumentException naming the value and the expected form
+     */
+    public static InetSocketAddress parseListen(String value) {
+        requireNonNull(value, "listen");
+        String v = value.trim();
+        int colon = v.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("listen: '" + value + "' (expected: host:port, e.g. 127.0.0.1:8080)");
+        }
+        String host = v.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(v.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("listen: '" + value + "' (expected: a port number after ':')");
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("listen: '" + value + "' (expected: port 0-65535)");
+        }
+        return host.isEmpty() ? new InetSocketAddress(port) : InetSocketAddress.createUnresolved(host, port);
+    }
+
+    public InetSocketAddress listen() {
+        return listen;
+    }
+
+    public int eventLoops() {
+        return eventLoops;
+    }
+
+    public boolean preferNativeTransport() {
+        return preferNativeTransport;
+    }
+
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    public int maxPathLength() {
+        return maxPathLength;
+    }
+
+    public List<String> subprotocols() {
+        return subprotocols;
+    }
+
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public Duration pingInterval() {
+        return pingInterval;
+    }
+
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    public int maxClientQueueBytes() {
+        return maxClientQueueBytes;
+    }
+
+    public long maxLoopBacklogBytes() {
+        return maxLoopBacklogBytes;
+    }
+
+    public SlowConsumerPolicy slowConsumerPolicy() {
+        return slowConsumerPolicy;
+    }
+
+    public Duration slowConsumerGrace() {
+        return slowConsumerGrace;
+    }
+
+    public Duration shutdownGrace() {
+        return shutdownGrace;
+    }
+
+    /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
+    public static final class Builder {
+        private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
+        private int eventLoops = Runtime.getRuntime().availableProcessors();
+        private boolean preferNativeTransport = true;
+        private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+        private int maxPathLength = DEFAULT_MAX_PATH_LENGTH;
+        private List<String> subprotocols = DEFAULT_SUBPROTOCOLS;
+        private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
+        private Duration pingInterval = DEFAULT_PING_INTERVAL;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private int maxClientQueueBytes = DEFAULT_MAX_CLIENT_QUEUE_BYTES;
+        private long maxLoopBacklogBytes = DEFAULT_MAX_LOOP_BACKLOG_BYTES;
+        private SlowConsumerPolicy slowConsumerPolicy = DEFAULT_SLOW_CONSUMER_POLICY;
+        private Duration slowConsumerGrace = DEFAULT_SLOW_CONSUMER_GRACE;
+        private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+
+        private Builder() {
+        }
+
+        private Builder(ServerConfig c) {
+            listen = c.listen;
+            eventLoops = c.eventLoops;
+            preferNativeTransport = c.preferNativeTransport;
+            maxMessageBytes = c.maxMessageBytes;
+            maxPathLength = c.maxPathLength;
+            subprotocols = c.subprotocols;
+            handshakeTimeout = c.handshakeTimeout;
+            pingInterval = c.pingInterval;
+            idleTimeout = c.idleTimeout;
+            maxClientQueueBytes = c.maxClientQueueBytes;
+            maxLoopBacklogBytes = c.maxLoopBacklogBytes;
+            slowConsumerPolicy = c.slowConsumerPolicy;
+            slowConsumerGrace = c.slowConsumerGrace;
+            shutdownGrace = c.shutdownGrace;
+        }
+
+        public Builder listen(InetSocketAddress v) {
+            listen = v;
+            return this;
+        }
+
+        public Builder listen(String hostPort) {
+            listen = parseListen(hostPort);
+            return this;
+        }
+
+        public Builder eventLoops(int v) {
+            eventLoops = v;
+            return this;
+        }
+
+        public Builder preferNativeTransport(boolean v) {
+            preferNativeTransport = v;
+            return this;
+        }
+
+        public Builder maxMessageBytes(int v) {
+            maxMessageBytes = v;
+            return this;
+        }
+
+        public Builder maxPathLength(int v) {
+            maxPathLength = v;
+            return this;
+        }
+
+        public Builder subprotocols(List<String> v) {
+            subprotocols = v;
+            return this;
+        }
+
+        public Builder handshakeTimeout(Duration v) {
+            handshakeTimeout = v;
+            return this;
+        }
+
+        public Builder pingInterval(Duration v) {
+            pingInterval = v;
+            return this;
+        }
+
+        public Builder idleTimeout(Duration v) {
+            idleTimeout = v;
+            return this;
+        }
+
+        public Builder maxClientQueueBytes(int v) {
+            maxClientQueueBytes = v;
+            return this;
+        }
+
+        public Builder maxLoopBacklogBytes(long v) {
+            maxLoopBacklogBytes = v;
+            return this;
+        }
+
+        public Builder slowConsumerPolicy(SlowConsumerPolicy v) {
+            slowConsumerPolicy = v;
+            return this;
+        }
+
+        public Builder slowConsumerGrace(Duration v) {
+            slowConsumerGrace = v;
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration v) {
+            shutdownGrace = v;
+            return this;
+        }
+
+        public ServerConfig build() {
+            return new ServerConfig(this);
+        }
+    }
+}

@@ -1,0 +1,9 @@
+package dev.crossbar.server;
+
+/** What happens to a receiver whose outbound buffer is over its high-water mark. */
+public enum SlowConsumerPolicy {
+    /** Drop whole messages for it (and count them) until it drains below the low-water mark. */
+    DROP,
+    /** Drop as above, and close it (1013) if it is still over the mark after the grace period. */
+    DISCONNECT
+}

@@ -1,0 +1,24 @@
+package dev.crossbar.server.cli;
+
+import picocli.CommandLine;
+
+/** Entry point of the fat jar: {@code java -jar crossbar.jar --help}. */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command; returns the exit code. Bad flags print one line and a hint, not a stack. */
+    static int run(String... args) {
+        CommandLine cmd = new CommandLine(new CrossbarCommand());
+        cmd.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("crossbar: " + ex.getMessage() + " (see --help)");
+            return 2;
+        });
+        return cmd.execute(args);
+    }
+}

@@ -1,0 +1,2 @@
+/** The command line: flags and environment mapped onto {@link dev.crossbar.server.ServerConfig}. */
+package dev.crossbar.server.cli;

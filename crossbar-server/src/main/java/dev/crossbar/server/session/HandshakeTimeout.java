@@ -1,0 +1,67 @@
+package dev.crossbar.server.session;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Closes a connection that has not completed its WebSocket upgrade within the timeout, counted
+ * from when it connected: a client that sends half a request (slowloris) or none at all holds a
+ * socket for at most this long. Netty's own handshake timeout only starts once a whole request has
+ * arrived, which is too late for that case. The session removes this handler on upgrade.
+ */
+public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(HandshakeTimeout.class);
+
+    private final long timeoutMillis;
+    private ScheduledFuture<?> timer;
+
+    public HandshakeTimeout(long timeoutMillis) {
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive()) {
+            start(ctx);
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        start(ctx);
+        ctx.fireChannelActive();
+    }
+
+    private void start(ChannelHandlerContext ctx) {
+        if (timer == null) {
+            timer = ctx.executor().schedule(() -> {
+                if (ctx.channel().isActive()) {
+                    log.debug("{} no WebSocket upgrade within {} ms; closing", ctx.channel(), timeoutMillis);
+                    ctx.close();
+                }
+            }, timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        cancel();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        cancel();
+        ctx.fireChannelInactive();
+    }
+
+    private void cancel() {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+}

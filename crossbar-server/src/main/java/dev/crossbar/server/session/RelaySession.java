@@ -1,0 +1,279 @@
+package dev.crossbar.server.session;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.core.relay.PreparedFrame;
+import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.route.Route;
+import dev.crossbar.core.stats.ConnectionStats;
+import dev.crossbar.core.topic.Member;
+import dev.crossbar.core.topic.Topic;
+import dev.crossbar.server.SlowConsumerPolicy;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One WebSocket connection as a member of its topic: joins when the upgrade completes, hands each
+ * whole message to the {@link Router}, writes what the router delivers, leaves when the channel
+ * closes.
+ *
+ * <p>Ownership: this is the last inbound handler. A data frame's content is handed to
+ * {@link Router#publish}, which takes that reference; anything else that reaches here is released.
+ * For delivery, the {@link PreparedFrame} is borrowed and a {@code retainedDuplicate()} is written;
+ * the channel's outbound buffer releases it once sent or failed.
+ *
+ * <p>Back-pressure: each receiver may have {@code maxQueueBytes} queued behind the (large) message
+ * it is receiving now. A message that does not fit is dropped whole and counted; the sender and other
+ * receivers never wait for it. Counting behind a large message in flight (rather than Netty's
+ * writability, which counts it too) means a healthy client is not dropped merely because an 8 MiB
+ * message is still on its way. Under the {@code DISCONNECT} policy a receiver still over its bound after
+ * the grace period is closed (1013). Memory per receiver is at most one message in flight, the
+ * bound, and one more message.
+ */
+public final class RelaySession extends ChannelInboundHandlerAdapter implements Member {
+
+    private static final Logger log = LoggerFactory.getLogger(RelaySession.class);
+
+    /** Messages at least this big are tracked until written; see {@link #queuedBehindLargeHead()}. */
+    static final int LARGE_MESSAGE_BYTES = 64 * 1024;
+
+    /** How long a closing handshake may take before the socket is simply closed. */
+    private static final long CLOSE_FLUSH_TIMEOUT_MILLIS = 1000;
+
+    private final Router router;
+    private final ChannelGroup sessions;
+    private final int maxQueueBytes;
+    private final SlowConsumerPolicy slowPolicy;
+    private final long slowGraceMillis;
+    private final int missedPingsBeforeClose;
+
+    private final ConnectionStats stats = ConnectionStats.startingNow();
+    private ChannelHandlerContext ctx;
+    private ClientInfo client;
+    private Topic topic;
+    private boolean needsFlush;
+    private int idleIntervals;
+    private ScheduledFuture<?> slowTimer;
+    /** Sizes of large messages written and not yet sent, oldest first; touched only on the loop. */
+    private final ArrayDeque<Integer> largeInFlight = new ArrayDeque<>();
+    private final ChannelFutureListener largeWritten = f -> largeInFlight.pollFirst();
+
+    public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, SlowConsumerPolicy slowPolicy,
+                        long slowGraceMillis, int missedPingsBeforeClose) {
+        this.router = requireNonNull(router, "router");
+        this.sessions = requireNonNull(sessions, "sessions");
+        this.maxQueueBytes = maxQueueBytes;
+        this.slowPolicy = requireNonNull(slowPolicy, "slowPolicy");
+        this.slowGraceMillis = slowGraceMillis;
+        this.missedPingsBeforeClose = missedPingsBeforeClose;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof HandshakeComplete) {
+            joined(ctx);
+        } else if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE && topic != null) {
+            idle(ctx);
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    private void joined(ChannelHandlerContext ctx) {
+        if (ctx.pipeline().get(HandshakeTimeout.class) != null) {
+            ctx.pipeline().remove(HandshakeTimeout.class);
+        }
+        client = ctx.channel().attr(ClientInfo.KEY).get();
+        if (client == null) {
+            // Cannot happen through UpgradeGate; refuse rather than relay to an unknown topic.
+            close(WebSocketCloseStatus.INTERNAL_SERVER_ERROR, "no route for this connection");
+            return;
+        }
+        topic = router.join(this);
+        sessions.add(ctx.channel());
+        log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
+    }
+
+    private void idle(ChannelHandlerContext ctx) {
+        idleIntervals++;
+        if (idleIntervals >= missedPingsBeforeClose) {
+            close(CloseCodes.GOING_AWAY, "idle timeout: nothing heard from the client");
+        } else {
+            ctx.writeAndFlush(new PingWebSocketFrame());
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        idleIntervals = 0;
+        if (topic != null && (msg instanceof BinaryWebSocketFrame || msg instanceof TextWebSocketFrame)) {
+            router.publish(this, topic, msg instanceof TextWebSocketFrame,
+                    ((io.netty.buffer.ByteBufHolder) msg).content(), ctx.alloc());
+        } else {
+            io.netty.util.ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (topic != null) {
+            router.leave(this);
+            topic = null;
+        }
+        cancelSlowTimer();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            cancelSlowTimer();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            log.debug("{} connection error: {}", ctx.channel(), cause.toString());
+        } else {
+            log.warn("{} closing after unexpected error", ctx.channel(), cause);
+        }
+        ctx.close();
+    }
+
+    // ---- Member: called by the router on this channel's event loop ----
+
+    @Override
+    public EventExecutor executor() {
+        return ctx.executor();
+    }
+
+    @Override
+    public Route route() {
+        return client.route();
+    }
+
+    @Override
+    public ConnectionStats stats() {
+        return stats;
+    }
+
+    public ClientInfo client() {
+        return client;
+    }
+
+    public Channel channel() {
+        return ctx.channel();
+    }
+
+    @Override
+    public boolean deliver(PreparedFrame frame) {
+        Channel ch = ctx.channel();
+        if (!ch.isActive()) {
+            return false;
+        }
+        int length = frame.frameLength();
+        long queued = queuedBehindLargeHead();
+        if (queued > 0 && queued + length > maxQueueBytes) {
+            stats.recordDropped();
+            onSlow();
+            return false;
+        }
+        if (length >= LARGE_MESSAGE_BYTES) {
+            // Rare and big: worth a promise, so we know when it has left the buffer.
+            largeInFlight.addLast(length);
+            ctx.write(frame.content().retainedDuplicate(), ctx.newPromise().addListener(largeWritten));
+        } else {
+            ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
+        }
+        stats.recordOut(frame.payloadLength(), System.nanoTime());
+        if (needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
+    }
+
+    @Override
+    public void flush() {
+        needsFlush = false;
+        ctx.flush();
+    }
+
+    /**
+     * Outbound bytes waiting behind the oldest large message still being written. Netty counts a
+     * message as pending until its last byte is written, so without this allowance a client would
+     * be over its bound for as long as any large message is in flight.
+     */
+    private long queuedBehindLargeHead() {
+        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+        if (out == null) {
+            return 0;
+        }
+        Integer head = largeInFlight.peekFirst();
+        return out.totalPendingWriteBytes() - (head == null ? 0 : head);
+    }
+
+    private boolean overBound() {
+        return queuedBehindLargeHead() > maxQueueBytes;
+    }
+
+    private void onSlow() {
+        if (slowPolicy == SlowConsumerPolicy.DISCONNECT && slowTimer == null) {
+            slowTimer = ctx.executor().schedule(() -> {
+                slowTimer = null;
+                if (overBound()) {
+                    close(CloseCodes.TRY_AGAIN_LATER, "slow consumer: not reading fast enough for this stream");
+                }
+            }, slowGraceMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void cancelSlowTimer() {
+        if (slowTimer != null) {
+            slowTimer.cancel(false);
+            slowTimer = null;
+        }
+    }
+
+    /** Sends a close frame with {@code status} and {@code reason}, then closes the socket. */
+    public void close(WebSocketCloseStatus status, String reason) {
+        closeChannel(ctx, status, reason);
+    }
+
+    /** Closing handshake from the server side, bounded in time whatever the client does. */
+    static void closeChannel(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
+        Channel ch = ctx.channel();
+        if (!ch.isActive()) {
+            return;
+        }
+        ch.writeAndFlush(new CloseWebSocketFrame(status, reason)).addListener(ChannelFutureListener.CLOSE);
+        ctx.executor().schedule(() -> {
+            ch.close();
+        }, CLOSE_FLUSH_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    }
+}

@@ -1,0 +1,139 @@
+package dev.crossbar.server.testing;
+
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A WebSocket client built on the JDK's own {@code java.net.http.WebSocket}: an implementation
+ * independent of Netty, so relay bugs cannot hide behind a shared codec.
+ */
+public final class JdkClient implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public final WebSocket ws;
+    private final BlockingQueue<Received> inbox = new LinkedBlockingQueue<>();
+    public final CompletableFuture<int[]> closeCode = new CompletableFuture<>();
+    public final CompletableFuture<String> closeReason = new CompletableFuture<>();
+
+    private JdkClient(URI uri, String userAgent, String... subprotocols) {
+        Listener listener = new Listener();
+        WebSocket.Builder b = HTTP.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (userAgent != null) {
+            b.header("User-Agent", userAgent);
+        }
+        if (subprotocols.length > 0) {
+            b.subprotocols(subprotocols[0], java.util.Arrays.copyOfRange(subprotocols, 1, subprotocols.length));
+        }
+        this.ws = b.buildAsync(uri, listener).orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    public static JdkClient connect(URI uri, String... subprotocols) {
+        return new JdkClient(uri, null, subprotocols);
+    }
+
+    public static JdkClient connectAs(URI uri, String userAgent) {
+        return new JdkClient(uri, userAgent);
+    }
+
+    public void sendText(String s) {
+        ws.sendText(s, true).orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    public void sendBinary(byte[] b) {
+        ws.sendBinary(ByteBuffer.wrap(b), true).orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    /** The next whole message, or an AssertionError after {@code timeout}. */
+    public Received take(Duration timeout) {
+        try {
+            Received r = inbox.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (r == null) {
+                throw new AssertionError("no message within " + timeout
+                        + (closeCode.isDone() ? "; connection closed: " + closeCode.join()[0] + " " + closeReason.join() : ""));
+            }
+            return r;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted");
+        }
+    }
+
+    public Received take() {
+        return take(Duration.ofSeconds(10));
+    }
+
+    /** The next message if one arrives within {@code timeout}, else null. */
+    public Received poll(Duration timeout) throws InterruptedException {
+        return inbox.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public int pending() {
+        return inbox.size();
+    }
+
+    /** Close code sent by the relay, waiting up to {@code timeout}. */
+    public int awaitClose(Duration timeout) {
+        return closeCode.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).join()[0];
+    }
+
+    @Override
+    public void close() {
+        if (!ws.isOutputClosed()) {
+            ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye").orTimeout(5, TimeUnit.SECONDS).exceptionally(t -> null).join();
+        }
+        ws.abort();
+    }
+
+    private final class Listener implements WebSocket.Listener {
+        private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
+        private final StringBuilder partialText = new StringBuilder();
+
+        @Override
+        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+            partialText.append(data);
+            if (last) {
+                inbox.add(new Received(true, partialText.toString().getBytes(StandardCharsets.UTF_8)));
+                partialText.setLength(0);
+            }
+            webSocket.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
+            byte[] chunk = new byte[data.remaining()];
+            data.get(chunk);
+            partial.writeBytes(chunk);
+            if (last) {
+                inbox.add(new Received(false, partial.toByteArray()));
+                partial.reset();
+            }
+            webSocket.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+            closeCode.complete(new int[] {statusCode});
+            closeReason.complete(reason);
+            return null;
+        }
+
+        @Override
+        public void onError(WebSocket webSocket, Throwable error) {
+            closeCode.complete(new int[] {-1});
+            closeReason.complete(String.valueOf(error));
+        }
+    }
+}

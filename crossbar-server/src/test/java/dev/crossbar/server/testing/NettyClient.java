@@ -1,0 +1,199 @@
+package dev.crossbar.server.testing;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A WebSocket client on Netty that can send frames the JDK client will not: fragments, raw
+ * continuation frames, oversized messages, and bursts written without waiting.
+ *
+ * <p>Ownership: every received frame's content is copied into a {@link Received} and released at
+ * once, so tests hold no buffers.
+ */
+public final class NettyClient implements AutoCloseable {
+
+    private static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(2,
+            new DefaultThreadFactory("test-client", true), NioIoHandler.newFactory());
+
+    public final Channel channel;
+    private final BlockingQueue<Received> inbox = new LinkedBlockingQueue<>();
+    public final CompletableFuture<CloseInfo> closed = new CompletableFuture<>();
+
+    /** The close frame the relay sent (code, reason), or code -1 if the socket closed without one. */
+    public record CloseInfo(int code, String reason) {
+    }
+
+    private NettyClient(URI uri, int maxFrame) throws InterruptedException {
+        CompletableFuture<Void> handshake = new CompletableFuture<>();
+        WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
+                .webSocketUri(uri)
+                .customHeaders(new DefaultHttpHeaders().add("User-Agent", "crossbar-test-netty"))
+                .maxFramePayloadLength(maxFrame)
+                .handleCloseFrames(false)
+                .dropPongFrames(true)
+                .handshakeTimeoutMillis(5000)
+                .build();
+        channel = new Bootstrap().group(GROUP).channel(NioSocketChannel.class)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(65536),
+                                new WebSocketClientProtocolHandler(config),
+                                new SimpleChannelInboundHandler<WebSocketFrame>() {
+                                    @Override
+                                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                        if (evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
+                                            handshake.complete(null);
+                                        }
+                                        ctx.fireUserEventTriggered(evt);
+                                    }
+
+                                    @Override
+                                    protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame f) {
+                                        if (f instanceof CloseWebSocketFrame c) {
+                                            closed.complete(new CloseInfo(c.statusCode(), c.reasonText()));
+                                            ctx.close();
+                                        } else if (f instanceof TextWebSocketFrame || f instanceof BinaryWebSocketFrame
+                                                || f instanceof ContinuationWebSocketFrame) {
+                                            if (!f.isFinalFragment() || f instanceof ContinuationWebSocketFrame) {
+                                                inbox.add(new Received(false, "UNEXPECTED FRAGMENT".getBytes(StandardCharsets.UTF_8)));
+                                            }
+                                            inbox.add(new Received(f instanceof TextWebSocketFrame, ByteBufUtil.getBytes(f.content())));
+                                        }
+                                    }
+
+                                    @Override
+                                    public void channelInactive(ChannelHandlerContext ctx) {
+                                        closed.complete(new CloseInfo(-1, "socket closed"));
+                                        handshake.completeExceptionally(new IllegalStateException("closed before handshake"));
+                                    }
+
+                                    @Override
+                                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                        handshake.completeExceptionally(cause);
+                                        ctx.close();
+                                    }
+                                });
+                    }
+                })
+                .connect(uri.getHost(), uri.getPort()).sync().channel();
+        handshake.orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    public static NettyClient connect(URI uri) {
+        return connect(uri, 64 * 1024 * 1024);
+    }
+
+    public static NettyClient connect(URI uri, int maxFrame) {
+        try {
+            return new NettyClient(uri, maxFrame);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while connecting");
+        }
+    }
+
+    public void sendText(String s) {
+        channel.writeAndFlush(new TextWebSocketFrame(s)).syncUninterruptibly();
+    }
+
+    public void sendBinary(byte[] b) {
+        channel.writeAndFlush(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(b))).syncUninterruptibly();
+    }
+
+    /** Writes without flushing or waiting; call {@link #flush()} after a burst. */
+    public void write(WebSocketFrame frame) {
+        channel.write(frame, channel.voidPromise());
+    }
+
+    public void flush() {
+        channel.flush();
+    }
+
+    /** Sends {@code data} as {@code parts} fragments: a first data frame and continuations. */
+    public void sendFragmented(boolean text, byte[] data, int parts) {
+        int step = Math.max(1, (data.length + parts - 1) / parts);
+        int offset = 0;
+        boolean first = true;
+        io.netty.channel.ChannelFuture last;
+        do {
+            int len = Math.min(step, data.length - offset);
+            boolean fin = offset + len >= data.length;
+            ByteBuf chunk = Unpooled.wrappedBuffer(data, offset, len);
+            WebSocketFrame f = first
+                    ? (text ? new TextWebSocketFrame(fin, 0, chunk) : new BinaryWebSocketFrame(fin, 0, chunk))
+                    : new ContinuationWebSocketFrame(fin, 0, chunk);
+            last = channel.write(f);
+            first = false;
+            offset += len;
+        } while (offset < data.length);
+        channel.flush();
+        last.syncUninterruptibly();
+    }
+
+    public Received take(Duration timeout) {
+        try {
+            Received r = inbox.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (r == null) {
+                throw new AssertionError("no message within " + timeout);
+            }
+            return r;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted");
+        }
+    }
+
+    public Received take() {
+        return take(Duration.ofSeconds(10));
+    }
+
+    public Received poll(Duration timeout) throws InterruptedException {
+        return inbox.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public int pending() {
+        return inbox.size();
+    }
+
+    public CloseInfo awaitClose(Duration timeout) {
+        return closed.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).join();
+    }
+
+    @Override
+    public void close() {
+        if (channel.isActive()) {
+            channel.writeAndFlush(new CloseWebSocketFrame(1000, "bye")).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        channel.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+}
