@@ -1,0 +1,111 @@
+package dev.crossbar.server;
+
+import static dev.crossbar.server.testing.RelayServerExtension.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.crossbar.server.testing.JdkClient;
+import dev.crossbar.server.testing.NettyClient;
+import dev.crossbar.server.testing.Received;
+import dev.crossbar.server.testing.RelayServerExtension;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One message in is one message out, even under a burst: 10,000 messages of distinct lengths,
+ * written as fast as the sender can, arrive at each receiver unmerged, unsplit and in order.
+ */
+class BurstTest {
+
+    private static final int COUNT = 10_000;
+
+    /** A queue large enough for the whole burst: this test is about boundaries, not slow consumers. */
+    @RegisterExtension
+    final RelayServerExtension relay = new RelayServerExtension(b -> b.maxClientQueueBytes(128 * 1024 * 1024));
+
+    /** Message i has length i + 1: its first bytes carry i, the rest a pattern derived from i. */
+    static byte[] message(int i) {
+        byte[] m = new byte[i + 1];
+        for (int k = 0; k < m.length; k++) {
+            m[k] = (byte) (i * 31 + k);
+        }
+        if (m.length >= 4) {
+            m[0] = (byte) (i >>> 24);
+            m[1] = (byte) (i >>> 16);
+            m[2] = (byte) (i >>> 8);
+            m[3] = (byte) i;
+        }
+        return m;
+    }
+
+    static void check(int i, Received r) {
+        assertFalse(r.text(), "message " + i + " changed type");
+        byte[] expected = message(i);
+        assertEquals(expected.length, r.data().length, "message " + i + " merged or split");
+        if (!java.util.Arrays.equals(expected, r.data())) {
+            throw new AssertionError("message " + i + " corrupted or out of order");
+        }
+    }
+
+    @Test
+    void burstOfDistinctLengthsArrivesExactlyAtEveryReceiver() {
+        try (NettyClient sender = NettyClient.connect(relay.ws("/in/burst"));
+             JdkClient jdk = JdkClient.connect(relay.ws("/out/burst"));
+             NettyClient netty = NettyClient.connect(relay.ws("/out/burst"))) {
+            await("3 members", Duration.ofSeconds(5), () -> relay.server().topics().size() == 1
+                    && relay.server().topics().topics().iterator().next().members().length == 3);
+            for (int i = 0; i < COUNT; i++) {
+                sender.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(message(i))));
+                if (i % 64 == 0) {
+                    sender.flush();
+                }
+            }
+            sender.flush();
+            for (int i = 0; i < COUNT; i++) {
+                check(i, netty.take(Duration.ofSeconds(30)));
+            }
+            for (int i = 0; i < COUNT; i++) {
+                check(i, jdk.take(Duration.ofSeconds(30)));
+            }
+            var totals = relay.server().topics().topics().iterator().next().totals();
+            assertEquals(0, totals[4], "no drops");
+        }
+    }
+
+    @Test
+    void manyToManyBurstFromTwoSendersKeepsEachSendersOrder() {
+        try (NettyClient a = NettyClient.connect(relay.ws("/mesh"));
+             NettyClient b = NettyClient.connect(relay.ws("/mesh"));
+             JdkClient c = JdkClient.connect(relay.ws("/mesh"))) {
+            await("3 members", Duration.ofSeconds(5), () -> relay.server().topics().size() == 1
+                    && relay.server().topics().topics().iterator().next().members().length == 3);
+            int n = 2_000;
+            for (int i = 0; i < n; i++) {
+                a.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(message(2 * i))));
+                b.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(message(2 * i + 1))));
+            }
+            a.flush();
+            b.flush();
+            int nextEven = 0;
+            int nextOdd = 1;
+            for (int k = 0; k < 2 * n; k++) {
+                Received r = c.take(Duration.ofSeconds(30));
+                int i = r.data().length - 1;
+                if (i % 2 == 0) {
+                    check(nextEven, r);
+                    nextEven += 2;
+                } else {
+                    check(nextOdd, r);
+                    nextOdd += 2;
+                }
+            }
+            for (int k = 0; k < n; k++) {
+                check(2 * k + 1, a.take(Duration.ofSeconds(30)));
+                check(2 * k, b.take(Duration.ofSeconds(30)));
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.crossbar.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.server.CrossbarServer;
+import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.SlowConsumerPolicy;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Flags map onto the config; bad values give one line naming the value, never a stack trace. */
+class CrossbarCommandTest {
+
+    private static CrossbarCommand parse(String... args) {
+        CrossbarCommand cmd = new CrossbarCommand();
+        new CommandLine(cmd).parseArgs(args);
+        return cmd;
+    }
+
+    @Test
+    void defaultsMatchTheDocumentedConstants() {
+        ServerConfig c = parse("--listen", "127.0.0.1:8080").toConfig();
+        ServerConfig d = ServerConfig.defaults();
+        assertEquals(d.maxMessageBytes(), c.maxMessageBytes());
+        assertEquals(10 * 1024 * 1024, c.maxMessageBytes());
+        assertEquals(d.maxClientQueueBytes(), c.maxClientQueueBytes());
+        assertEquals(d.subprotocols(), c.subprotocols());
+        assertEquals(d.handshakeTimeout(), c.handshakeTimeout());
+        assertEquals(d.pingInterval(), c.pingInterval());
+        assertEquals(d.idleTimeout(), c.idleTimeout());
+        assertEquals(d.maxPathLength(), c.maxPathLength());
+        assertEquals(d.maxLoopBacklogBytes(), c.maxLoopBacklogBytes());
+        assertEquals(d.slowConsumerPolicy(), c.slowConsumerPolicy());
+        assertEquals(d.shutdownGrace(), c.shutdownGrace());
+    }
+
+    @Test
+    void flagsWithUnits() {
+        ServerConfig c = parse("--listen", ":9000", "--max-message", "2MiB", "--idle-timeout", "90s",
+                "--ping-interval", "45s", "--slow-consumer", "disconnect", "--subprotocol", "null,mqtt",
+                "--max-client-queue", "256KiB", "--handshake-timeout", "500ms").toConfig();
+        assertEquals(9000, c.listen().getPort());
+        assertEquals(2 * 1024 * 1024, c.maxMessageBytes());
+        assertEquals(Duration.ofSeconds(90), c.idleTimeout());
+        assertEquals(SlowConsumerPolicy.DISCONNECT, c.slowConsumerPolicy());
+        assertEquals(java.util.List.of("null", "mqtt"), c.subprotocols());
+        assertEquals(256 * 1024, c.maxClientQueueBytes());
+        assertEquals(Duration.ofMillis(500), c.handshakeTimeout());
+    }
+
+    @Test
+    void invalidCombinationsNameTheValue() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--ping-interval", "60s", "--idle-timeout", "30s").toConfig());
+        assertTrue(e.getMessage().startsWith("idleTimeout: PT30S"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> parse("--listen", "nowhere").toConfig());
+        assertTrue(e.getMessage().contains("'nowhere'"), e.getMessage());
+    }
+
+    private static int run(StringWriter err, String... args) {
+        CommandLine cmd = new CommandLine(new CrossbarCommand());
+        cmd.setErr(new PrintWriter(err, true));
+        cmd.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("crossbar: " + ex.getMessage() + " (see --help)");
+            return 2;
+        });
+        return cmd.execute(args);
+    }
+
+    @Test
+    void badSizeIsOneLine() {
+        StringWriter err = new StringWriter();
+        assertEquals(2, run(err, "--max-message", "lots"));
+        assertEquals(1, err.toString().strip().lines().count(), err.toString());
+        assertTrue(err.toString().contains("'lots'"), err.toString());
+    }
+
+    @Test
+    void portInUseIsOneLineAndExitCode1() {
+        try (CrossbarServer busy = CrossbarServer.start(ServerConfig.builder().listen("127.0.0.1:0").build())) {
+            java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+            java.io.PrintStream old = System.err;
+            System.setErr(new java.io.PrintStream(captured, true));
+            int code;
+            try {
+                code = Main.run("--listen", "127.0.0.1:" + busy.port());
+            } finally {
+                System.setErr(old);
+            }
+            assertEquals(1, code);
+            String line = captured.toString().strip();
+            assertEquals(1, line.lines().count(), line);
+            assertTrue(line.startsWith("crossbar: cannot listen on 127.0.0.1:" + busy.port()), line);
+        }
+    }
+
+    @Test
+    void sizesAndDurationsParse() {
+        assertEquals(10L * 1024 * 1024, Units.parseBytes("10MiB"));
+        assertEquals(512L * 1024, Units.parseBytes("512k"));
+        assertEquals(123, Units.parseBytes("123"));
+        assertEquals(Duration.ofMillis(250), Units.parseDuration("250ms"));
+        assertEquals(Duration.ofMinutes(5), Units.parseDuration("5m"));
+        assertEquals(Duration.ofSeconds(30), Units.parseDuration("PT30S"));
+        assertThrows(CommandLine.TypeConversionException.class, () -> Units.parseDuration("soon"));
+    }
+}
