@@ -7,6 +7,7 @@ import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.session.CloseCodes;
+import dev.crossbar.server.transport.ConnectionLimiter;
 import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
@@ -42,7 +43,8 @@ public final class CrossbarServer implements AutoCloseable {
     private final Transport transport;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
-    private final TopicRegistry topics = new TopicRegistry();
+    private final TopicRegistry topics;
+    private final ConnectionLimiter limiter;
     private final Router router;
     private final ChannelGroup sessions = new DefaultChannelGroup("sessions", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -55,6 +57,8 @@ public final class CrossbarServer implements AutoCloseable {
                 transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), new DefaultThreadFactory("crossbar-io"),
                 transport.ioHandlerFactory());
+        this.topics = new TopicRegistry(config.maxTopics());
+        this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
     }
 
@@ -87,7 +91,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
-                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints));
+                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -132,6 +136,11 @@ public final class CrossbarServer implements AutoCloseable {
 
     public Router router() {
         return router;
+    }
+
+    /** Open TCP connections counted against the connection limits (WebSocket or not). */
+    public int openConnections() {
+        return limiter.open();
     }
 
     /** Live WebSocket connections. */

@@ -26,6 +26,14 @@ public final class ServerConfig {
     public static final SlowConsumerPolicy DEFAULT_SLOW_CONSUMER_POLICY = SlowConsumerPolicy.DROP;
     public static final Duration DEFAULT_SLOW_CONSUMER_GRACE = Duration.ofSeconds(10);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(3);
+    /** All TCP connections at once, WebSocket or plain HTTP; beyond it: 503 before the upgrade. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
+    /** Connections from one remote address; beyond it: 429. Generous, as a campus NAT is one address. */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
+    /** Live topics; a connection that would create one more gets 503. */
+    public static final int DEFAULT_MAX_TOPICS = 10_000;
+    /** Empty: any Origin may connect, as the original crossbar allowed. */
+    public static final List<String> DEFAULT_ALLOWED_ORIGINS = List.of();
 
     private final InetSocketAddress listen;
     private final int eventLoops;
@@ -41,6 +49,10 @@ public final class ServerConfig {
     private final SlowConsumerPolicy slowConsumerPolicy;
     private final Duration slowConsumerGrace;
     private final Duration shutdownGrace;
+    private final int maxConnections;
+    private final int maxConnectionsPerAddress;
+    private final int maxTopics;
+    private final List<String> allowedOrigins;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -74,6 +86,16 @@ public final class ServerConfig {
         this.shutdownGrace = requireNonNull(b.shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
+        }
+        this.maxConnections = positive("maxConnections", b.maxConnections);
+        this.maxConnectionsPerAddress = positive("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
+        this.maxTopics = positive("maxTopics", b.maxTopics);
+        this.allowedOrigins = List.copyOf(requireNonNull(b.allowedOrigins, "allowedOrigins"));
+        for (String o : allowedOrigins) {
+            if (o.isBlank() || o.endsWith("/")) {
+                throw new IllegalArgumentException("allowedOrigins: '" + o
+                        + "' (expected: scheme://host[:port] with no trailing slash, e.g. https://lab.example.org)");
+            }
         }
     }
 
@@ -188,6 +210,23 @@ public final class ServerConfig {
         return shutdownGrace;
     }
 
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    public int maxConnectionsPerAddress() {
+        return maxConnectionsPerAddress;
+    }
+
+    public int maxTopics() {
+        return maxTopics;
+    }
+
+    /** Origins allowed to open WebSockets; empty means any. Requests without Origin (non-browsers) pass. */
+    public List<String> allowedOrigins() {
+        return allowedOrigins;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -204,6 +243,10 @@ public final class ServerConfig {
         private SlowConsumerPolicy slowConsumerPolicy = DEFAULT_SLOW_CONSUMER_POLICY;
         private Duration slowConsumerGrace = DEFAULT_SLOW_CONSUMER_GRACE;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private int maxTopics = DEFAULT_MAX_TOPICS;
+        private List<String> allowedOrigins = DEFAULT_ALLOWED_ORIGINS;
 
         private Builder() {
         }
@@ -223,6 +266,10 @@ public final class ServerConfig {
             slowConsumerPolicy = c.slowConsumerPolicy;
             slowConsumerGrace = c.slowConsumerGrace;
             shutdownGrace = c.shutdownGrace;
+            maxConnections = c.maxConnections;
+            maxConnectionsPerAddress = c.maxConnectionsPerAddress;
+            maxTopics = c.maxTopics;
+            allowedOrigins = c.allowedOrigins;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -297,6 +344,26 @@ public final class ServerConfig {
 
         public Builder shutdownGrace(Duration v) {
             shutdownGrace = v;
+            return this;
+        }
+
+        public Builder maxConnections(int v) {
+            maxConnections = v;
+            return this;
+        }
+
+        public Builder maxConnectionsPerAddress(int v) {
+            maxConnectionsPerAddress = v;
+            return this;
+        }
+
+        public Builder maxTopics(int v) {
+            maxTopics = v;
+            return this;
+        }
+
+        public Builder allowedOrigins(List<String> v) {
+            allowedOrigins = v;
             return this;
         }
 

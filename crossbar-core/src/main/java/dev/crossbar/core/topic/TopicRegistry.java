@@ -16,13 +16,45 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class TopicRegistry {
 
-    private final ConcurrentHashMap<TopicKey, Topic> topics = new ConcurrentHashMap<>();
+    /** Default bound on live topics; see {@link #TopicRegistry(int)}. */
+    public static final int DEFAULT_MAX_TOPICS = 10_000;
 
-    /** Adds the member to its route's topic and returns that topic. */
+    private final ConcurrentHashMap<TopicKey, Topic> topics = new ConcurrentHashMap<>();
+    private final int maxTopics;
+
+    /** A registry that refuses to create more than {@code maxTopics} topics at once. */
+    public TopicRegistry(int maxTopics) {
+        if (maxTopics <= 0) {
+            throw new IllegalArgumentException("maxTopics: " + maxTopics + " (expected: > 0)");
+        }
+        this.maxTopics = maxTopics;
+    }
+
+    public TopicRegistry() {
+        this(DEFAULT_MAX_TOPICS);
+    }
+
+    public int maxTopics() {
+        return maxTopics;
+    }
+
+    /** Whether a member of {@code key} could join now without exceeding the topic limit. */
+    public boolean admits(TopicKey key) {
+        return topics.size() < maxTopics || topics.containsKey(key);
+    }
+
+    /**
+     * Adds the member to its route's topic and returns that topic.
+     *
+     * @throws TopicLimitException if the topic does not exist and the registry is full
+     */
     public Topic join(Member member) {
         requireNonNull(member, "member");
         Topic[] joined = new Topic[1];
         topics.compute(member.route().topic(), (key, topic) -> {
+            if (topic == null && topics.size() >= maxTopics) {
+                throw new TopicLimitException(maxTopics);
+            }
             Topic t = topic != null ? topic : new Topic(key);
             t.add(member);
             joined[0] = t;

@@ -73,6 +73,23 @@ public final class CrossbarCommand implements Callable<Integer> {
             defaultValue = "3s", description = "On SIGTERM, how long clients get to close after 1001 (default ${DEFAULT-VALUE}).")
     Duration shutdownGrace;
 
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_CONNECTIONS,
+            description = "Connections at once; beyond it new ones get 503 before the upgrade (default ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(names = "--max-connections-per-address", paramLabel = "N",
+            defaultValue = "" + ServerConfig.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            description = "Connections from one remote address; beyond it 429 (default ${DEFAULT-VALUE}).")
+    int maxConnectionsPerAddress;
+
+    @Option(names = "--max-topics", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_TOPICS,
+            description = "Live topics; a connection that would create another gets 503 (default ${DEFAULT-VALUE}).")
+    int maxTopics;
+
+    @Option(names = "--allowed-origin", paramLabel = "ORIGIN", split = ",",
+            description = "Browser origins allowed to connect (repeatable, e.g. https://lab.example.org); others get 403. Default: any.")
+    List<String> allowedOrigins = List.of();
+
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
         SlowConsumerPolicy policy = switch (slowConsumer.toLowerCase(java.util.Locale.ROOT)) {
@@ -100,6 +117,10 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .slowConsumerPolicy(policy)
                 .slowConsumerGrace(slowConsumerGrace)
                 .shutdownGrace(shutdownGrace)
+                .maxConnections(maxConnections)
+                .maxConnectionsPerAddress(maxConnectionsPerAddress)
+                .maxTopics(maxTopics)
+                .allowedOrigins(allowedOrigins)
                 .build();
     }
 

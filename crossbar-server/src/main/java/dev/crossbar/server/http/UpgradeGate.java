@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.crossbar.core.route.InvalidRouteException;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
+import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.session.ClientInfo;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -18,6 +19,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The first look at every HTTP request: reserved paths go to their endpoint; everything else must
@@ -32,10 +34,19 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
 
     private final RouteParser routes;
     private final Map<String, HttpEndpoint> endpoints;
+    private final Set<String> allowedOrigins;
+    private final TopicRegistry topics;
 
-    public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints) {
+    /**
+     * @param allowedOrigins browser origins that may upgrade; empty allows any
+     * @param topics consulted so that a connection that would exceed the topic limit is refused here
+     */
+    public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints, Set<String> allowedOrigins,
+                       TopicRegistry topics) {
         this.routes = requireNonNull(routes, "routes");
         this.endpoints = requireNonNull(endpoints, "endpoints");
+        this.allowedOrigins = Set.copyOf(allowedOrigins);
+        this.topics = requireNonNull(topics, "topics");
     }
 
     @Override
@@ -56,6 +67,11 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
 
     /** Returns true if the request was passed on to the handshake (and must not be released here). */
     private boolean dispatch(ChannelHandlerContext ctx, FullHttpRequest request) {
+        Refused refused = ctx.channel().attr(Refused.KEY).get();
+        if (refused != null) {
+            HttpResponses.error(ctx, refused.status(), refused.reason());
+            return false;
+        }
         DecoderResult result = request.decoderResult();
         if (result.isFailure()) {
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, "malformed request: " + result.cause().getMessage());
@@ -82,11 +98,21 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
             HttpResponses.error(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "a WebSocket upgrade must be a GET");
             return false;
         }
+        String origin = request.headers().get(HttpHeaderNames.ORIGIN);
+        if (origin != null && !allowedOrigins.isEmpty() && !allowedOrigins.contains(origin)) {
+            HttpResponses.error(ctx, HttpResponseStatus.FORBIDDEN, "origin not allowed: " + origin);
+            return false;
+        }
         Route route;
         try {
             route = routes.parse(path);
         } catch (InvalidRouteException e) {
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+            return false;
+        }
+        if (!topics.admits(route.topic())) {
+            HttpResponses.error(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "topic limit reached (" + topics.maxTopics() + " live topics); try again later");
             return false;
         }
         String userAgent = request.headers().get(HttpHeaderNames.USER_AGENT, "");

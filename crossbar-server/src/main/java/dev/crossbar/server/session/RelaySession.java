@@ -8,6 +8,7 @@ import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.topic.Member;
 import dev.crossbar.core.topic.Topic;
+import dev.crossbar.core.topic.TopicLimitException;
 import dev.crossbar.server.SlowConsumerPolicy;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -97,7 +98,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (evt instanceof HandshakeComplete) {
             joined(ctx);
         } else if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE && topic != null) {
-            idle(ctx);
+            idle(ctx, idle.isFirst());
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -112,13 +113,23 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(WebSocketCloseStatus.INTERNAL_SERVER_ERROR, "no route for this connection");
             return;
         }
-        topic = router.join(this);
+        try {
+            topic = router.join(this);
+        } catch (TopicLimitException e) {
+            // Lost a race with another new topic after the gate admitted us.
+            close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
+            return;
+        }
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
     }
 
-    private void idle(ChannelHandlerContext ctx) {
-        idleIntervals++;
+    /**
+     * Called each ping interval of silence; {@code first} marks the first interval after something
+     * was heard (data or pong: the idle handler sees every byte, pongs included).
+     */
+    private void idle(ChannelHandlerContext ctx, boolean first) {
+        idleIntervals = first ? 1 : idleIntervals + 1;
         if (idleIntervals >= missedPingsBeforeClose) {
             close(CloseCodes.GOING_AWAY, "idle timeout: nothing heard from the client");
         } else {
@@ -128,7 +139,6 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        idleIntervals = 0;
         if (topic != null && (msg instanceof BinaryWebSocketFrame || msg instanceof TextWebSocketFrame)) {
             router.publish(this, topic, msg instanceof TextWebSocketFrame,
                     ((io.netty.buffer.ByteBufHolder) msg).content(), ctx.alloc());

@@ -21,13 +21,14 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Assembles each connection's pipeline, and nothing else (see {@code docs/architecture.md}):
  *
  * <pre>
- *  socket → handshake-timeout → idle → http-codec → http-aggregator → upgrade-gate
+ *  socket → limits → handshake-timeout → idle → http-codec → http-aggregator → upgrade-gate
  *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → assembler → session
  * </pre>
  *
@@ -46,14 +47,16 @@ public final class CrossbarInitializer extends ChannelInitializer<SocketChannel>
     private final RouteParser routes;
     private final Map<String, HttpEndpoint> endpoints;
     private final WebSocketServerProtocolConfig wsConfig;
+    private final ConnectionLimiter limiter;
 
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
-                               Map<String, HttpEndpoint> endpoints) {
+                               Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter) {
         this.config = requireNonNull(config, "config");
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.endpoints = Map.copyOf(endpoints);
         this.routes = new RouteParser(config.maxPathLength());
+        this.limiter = requireNonNull(limiter, "limiter");
         this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath("/")
                 .checkStartsWith(true)
@@ -78,11 +81,12 @@ public final class CrossbarInitializer extends ChannelInitializer<SocketChannel>
         long pingMillis = config.pingInterval().toMillis();
         int missedPings = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
         ChannelPipeline p = ch.pipeline();
+        p.addLast("limits", new ConnectionGuard(limiter));
         p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis()));
         p.addLast("idle", new IdleStateHandler(false, pingMillis, 0, 0, TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
-        p.addLast("upgrade-gate", new UpgradeGate(routes, endpoints));
+        p.addLast("upgrade-gate", new UpgradeGate(routes, endpoints, Set.copyOf(config.allowedOrigins()), router.topics()));
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(), config.slowConsumerPolicy(),

@@ -56,6 +56,7 @@ public final class NettyClient implements AutoCloseable {
         CompletableFuture<Void> handshake = new CompletableFuture<>();
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
                 .webSocketUri(uri)
+                .generateOriginHeader(false)
                 .customHeaders(new DefaultHttpHeaders().add("User-Agent", "crossbar-test-netty"))
                 .maxFramePayloadLength(maxFrame)
                 .handleCloseFrames(false)

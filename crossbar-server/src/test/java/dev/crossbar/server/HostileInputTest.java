@@ -1,0 +1,206 @@
+package dev.crossbar.server;
+
+import static dev.crossbar.server.testing.RelayServerExtension.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.server.testing.JdkClient;
+import dev.crossbar.server.testing.NettyClient;
+import dev.crossbar.server.testing.RawClient;
+import dev.crossbar.server.testing.RelayServerExtension;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Each limit exceeded by a real client gets exactly its documented error, while a healthy client
+ * on the same topic keeps receiving.
+ */
+class HostileInputTest {
+
+    @RegisterExtension
+    final RelayServerExtension relay = new RelayServerExtension(b -> b
+            .handshakeTimeout(Duration.ofMillis(500))
+            .pingInterval(Duration.ofMillis(300))
+            .idleTimeout(Duration.ofMillis(900))
+            .maxConnections(12)
+            .maxConnectionsPerAddress(12)
+            .maxTopics(4)
+            .allowedOrigins(List.of("https://lab.example.org")));
+
+    /** A publisher and a subscriber that must be undisturbed by whatever a test does. */
+    private final class Healthy implements AutoCloseable {
+        final JdkClient pub = JdkClient.connect(relay.ws("/in/healthy"));
+        final JdkClient sub = JdkClient.connect(relay.ws("/out/healthy"));
+        int sent;
+
+        Healthy() {
+            await("healthy pair joined", Duration.ofSeconds(5), () -> relay.server().topics().topics().stream()
+                    .anyMatch(t -> t.key().name().equals("healthy") && t.members().length == 2));
+        }
+
+        void check() {
+            String m = "still flowing " + sent++;
+            pub.sendText(m);
+            assertEquals(m, sub.take(Duration.ofSeconds(5)).string());
+        }
+
+        @Override
+        public void close() {
+            pub.close();
+            sub.close();
+        }
+    }
+
+    @Test
+    void slowlorisIsClosedByTheHandshakeTimeout() throws Exception {
+        try (Healthy healthy = new Healthy(); RawClient loris = new RawClient(relay.port())) {
+            loris.send("GET /in/healthy HTTP/1.1\r\nHost: x\r\nUpgrade: web".getBytes(StandardCharsets.US_ASCII));
+            long start = System.nanoTime();
+            assertTrue(loris.closedByPeer(5000), "slowloris connection still open");
+            long tookMillis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(tookMillis >= 300 && tookMillis < 3000, "closed after " + tookMillis + " ms");
+            healthy.check();
+        }
+    }
+
+    @Test
+    void silentClientIsPingedThenClosedWith1001() throws Exception {
+        try (Healthy healthy = new Healthy(); RawClient silent = new RawClient(relay.port())) {
+            assertTrue(silent.upgrade("/in/healthy").startsWith("HTTP/1.1 101"));
+            RawClient.Frame first = silent.readFrame(2000);
+            assertNotNull(first, "expected a ping");
+            assertEquals(0x9, first.opcode(), "first frame to a silent client is a ping");
+            RawClient.Frame close = silent.readUntilClose(3000);
+            assertNotNull(close, "silent client was never closed");
+            assertEquals(1001, close.closeCode());
+            assertTrue(close.closeReason().contains("idle"), close.closeReason());
+            // The healthy JDK clients answer pings, so they outlive several idle timeouts.
+            healthy.check();
+        }
+    }
+
+    @Test
+    void clientThatAnswersPingsStaysConnected() throws Exception {
+        try (Healthy healthy = new Healthy()) {
+            Thread.sleep(2000); // more than twice the idle timeout, with no data sent
+            healthy.check();
+        }
+    }
+
+    @Test
+    void invalidUtf8TextClosesWith1007() {
+        try (Healthy healthy = new Healthy(); NettyClient bad = NettyClient.connect(relay.ws("/in/healthy"))) {
+            bad.write(new TextWebSocketFrame(Unpooled.wrappedBuffer(new byte[] {'o', 'k', (byte) 0xC3, 0x28})));
+            bad.flush();
+            assertEquals(1007, bad.awaitClose(Duration.ofSeconds(5)).code());
+            assertEquals(null, healthy.sub.poll(Duration.ofMillis(200)));
+            healthy.check();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void protocolViolationsCloseWith1002() throws Exception {
+        try (Healthy healthy = new Healthy()) {
+            try (RawClient unmasked = new RawClient(relay.port())) {
+                assertTrue(unmasked.upgrade("/in/healthy").startsWith("HTTP/1.1 101"));
+                unmasked.send(RawClient.frame(0x82, new byte[] {1, 2, 3}, false));
+                RawClient.Frame close = unmasked.readUntilClose(3000);
+                assertNotNull(close);
+                assertEquals(1002, close.closeCode());
+            }
+            try (NettyClient rsv = NettyClient.connect(relay.ws("/in/healthy"))) {
+                rsv.write(new BinaryWebSocketFrame(true, 4, Unpooled.wrappedBuffer(new byte[] {1})));
+                rsv.flush();
+                assertEquals(1002, rsv.awaitClose(Duration.ofSeconds(5)).code());
+            }
+            try (RawClient orphan = new RawClient(relay.port())) {
+                assertTrue(orphan.upgrade("/in/healthy").startsWith("HTTP/1.1 101"));
+                orphan.send(RawClient.frame(0x80, new byte[] {9}, true)); // continuation with nothing to continue
+                RawClient.Frame close = orphan.readUntilClose(3000);
+                assertNotNull(close);
+                assertEquals(1002, close.closeCode());
+            }
+            assertEquals(null, healthy.sub.poll(Duration.ofMillis(200)));
+            healthy.check();
+        }
+    }
+
+    @Test
+    void originOutsideTheAllowListGets403() throws Exception {
+        try (Healthy healthy = new Healthy()) {
+            try (RawClient evil = new RawClient(relay.port())) {
+                String head = evil.upgrade("/out/healthy", "Origin: https://evil.example.com");
+                assertTrue(head.startsWith("HTTP/1.1 403"), head);
+            }
+            try (RawClient good = new RawClient(relay.port())) {
+                assertTrue(good.upgrade("/out/healthy", "Origin: https://lab.example.org").startsWith("HTTP/1.1 101"));
+            }
+            healthy.check();
+        }
+    }
+
+    @Test
+    void permessageDeflateIsNotNegotiated() throws Exception {
+        try (Healthy healthy = new Healthy(); RawClient c = new RawClient(relay.port())) {
+            String head = c.upgrade("/out/healthy", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits");
+            assertTrue(head.startsWith("HTTP/1.1 101"), head);
+            assertFalse(head.toLowerCase().contains("sec-websocket-extensions"), head);
+            healthy.check();
+            RawClient.Frame f = c.readFrame(2000);
+            assertNotNull(f);
+            assertEquals(0x1, f.opcode(), "uncompressed text frame, RSV1 clear");
+        }
+    }
+
+    @Test
+    void connectionLimitRefusesWith503BeforeTheUpgrade() throws Exception {
+        try (Healthy healthy = new Healthy()) {
+            List<RawClient> held = new java.util.ArrayList<>();
+            try {
+                await("healthy counted", Duration.ofSeconds(5), () -> relay.server().openConnections() == 2);
+                for (int i = 0; i < 10; i++) {
+                    RawClient c = new RawClient(relay.port());
+                    held.add(c);
+                    assertTrue(c.upgrade("/out/healthy").startsWith("HTTP/1.1 101"));
+                }
+                try (RawClient over = new RawClient(relay.port())) {
+                    String head = over.upgrade("/out/healthy");
+                    assertTrue(head.startsWith("HTTP/1.1 503"), head);
+                }
+            } finally {
+                for (RawClient c : held) {
+                    c.close();
+                }
+            }
+            await("released", Duration.ofSeconds(5), () -> relay.server().openConnections() == 2);
+            healthy.check();
+        }
+    }
+
+    @Test
+    void topicLimitRefusesWith503() throws Exception {
+        try (Healthy healthy = new Healthy();
+             JdkClient t2 = JdkClient.connect(relay.ws("/t2"));
+             JdkClient t3 = JdkClient.connect(relay.ws("/t3"));
+             JdkClient t4 = JdkClient.connect(relay.ws("/t4"));
+             RawClient t5 = new RawClient(relay.port())) {
+            await("4 topics", Duration.ofSeconds(5), () -> relay.server().topics().size() == 4);
+            String head = t5.upgrade("/t5");
+            assertTrue(head.startsWith("HTTP/1.1 503"), head);
+            try (JdkClient sameTopic = JdkClient.connect(relay.ws("/t4"))) {
+                assertTrue(sameTopic.ws != null, "joining an existing topic still works");
+            }
+            healthy.check();
+        }
+    }
+}
