@@ -248,15 +248,17 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         return out.totalPendingWriteBytes() - (head == null ? 0 : head);
     }
 
-    private boolean overBound() {
-        return queuedBehindLargeHead() > maxQueueBytes;
-    }
-
+    /**
+     * Under {@code DISCONNECT}: the first drop starts the grace period; if the client dropped more
+     * messages during it (it is still not keeping up), it is closed with 1013. Draining below half
+     * its bound (Netty's writability) cancels the timer.
+     */
     private void onSlow() {
         if (slowPolicy == SlowConsumerPolicy.DISCONNECT && slowTimer == null) {
+            long droppedAtStart = stats.dropped();
             slowTimer = ctx.executor().schedule(() -> {
                 slowTimer = null;
-                if (overBound()) {
+                if (stats.dropped() > droppedAtStart) {
                     close(CloseCodes.TRY_AGAIN_LATER, "slow consumer: not reading fast enough for this stream");
                 }
             }, slowGraceMillis, TimeUnit.MILLISECONDS);

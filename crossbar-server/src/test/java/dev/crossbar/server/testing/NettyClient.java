@@ -43,6 +43,9 @@ public final class NettyClient implements AutoCloseable {
 
     private static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(2,
             new DefaultThreadFactory("test-client", true), NioIoHandler.newFactory());
+    /** Stalled clients get their own loop, so a test's healthy clients never share one with them. */
+    private static final EventLoopGroup STALLED_GROUP = new MultiThreadIoEventLoopGroup(1,
+            new DefaultThreadFactory("test-client-stalled", true), NioIoHandler.newFactory());
 
     public final Channel channel;
     private final BlockingQueue<Received> inbox = new LinkedBlockingQueue<>();
@@ -53,6 +56,10 @@ public final class NettyClient implements AutoCloseable {
     }
 
     private NettyClient(URI uri, int maxFrame) throws InterruptedException {
+        this(uri, maxFrame, 0);
+    }
+
+    private NettyClient(URI uri, int maxFrame, int receiveBuffer) throws InterruptedException {
         CompletableFuture<Void> handshake = new CompletableFuture<>();
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
                 .webSocketUri(uri)
@@ -63,7 +70,12 @@ public final class NettyClient implements AutoCloseable {
                 .dropPongFrames(true)
                 .handshakeTimeoutMillis(5000)
                 .build();
-        channel = new Bootstrap().group(GROUP).channel(NioSocketChannel.class)
+        Bootstrap bootstrap = new Bootstrap().group(receiveBuffer > 0 ? STALLED_GROUP : GROUP)
+                .channel(NioSocketChannel.class);
+        if (receiveBuffer > 0) {
+            bootstrap.option(io.netty.channel.ChannelOption.SO_RCVBUF, receiveBuffer);
+        }
+        channel = bootstrap
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -117,6 +129,21 @@ public final class NettyClient implements AutoCloseable {
     public static NettyClient connect(URI uri, int maxFrame) {
         try {
             return new NettyClient(uri, maxFrame);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while connecting");
+        }
+    }
+
+    /**
+     * A client that completes the upgrade and then stops reading, with a small receive buffer so
+     * the relay feels it soon: a stalled viewer whose socket stays open.
+     */
+    public static NettyClient connectStalled(URI uri) {
+        try {
+            NettyClient c = new NettyClient(uri, 64 * 1024 * 1024, 4096);
+            c.channel.config().setAutoRead(false);
+            return c;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted while connecting");
