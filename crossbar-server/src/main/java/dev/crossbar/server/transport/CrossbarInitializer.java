@@ -13,7 +13,7 @@ import dev.crossbar.server.session.RelaySession;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * After the upgrade Netty swaps the HTTP codec for the WebSocket frame codec, the gate removes
  * itself, and the session removes the handshake timeout.
  */
-public final class CrossbarInitializer extends ChannelInitializer<SocketChannel> {
+public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
     /** Largest upgrade request accepted: request line plus headers; no body is expected. */
     static final int MAX_UPGRADE_REQUEST_BYTES = 16 * 1024;
@@ -77,7 +77,7 @@ public final class CrossbarInitializer extends ChannelInitializer<SocketChannel>
     }
 
     @Override
-    protected void initChannel(SocketChannel ch) {
+    protected void initChannel(Channel ch) {
         long pingMillis = config.pingInterval().toMillis();
         int missedPings = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
         ChannelPipeline p = ch.pipeline();
