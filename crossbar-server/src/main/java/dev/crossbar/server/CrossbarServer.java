@@ -12,7 +12,6 @@ import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -157,9 +156,10 @@ public final class CrossbarServer implements AutoCloseable {
         long graceMillis = config.shutdownGrace().toMillis();
         serverChannel.close().syncUninterruptibly();
         int open = sessions.size();
+        // Close frames first; clients answer with theirs and Netty then closes each channel.
+        // Closing the sockets ourselves right away would reset clients that are still sending.
         for (Channel ch : sessions) {
-            ch.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "relay shutting down"))
-                    .addListener(ChannelFutureListener.CLOSE);
+            ch.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "relay shutting down"));
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis);
         while (!sessions.isEmpty() && System.nanoTime() < deadline) {

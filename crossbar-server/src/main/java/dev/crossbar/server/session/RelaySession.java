@@ -277,13 +277,18 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         closeChannel(ctx, status, reason);
     }
 
-    /** Closing handshake from the server side, bounded in time whatever the client does. */
+    /**
+     * Closing handshake from the server side, bounded in time whatever the client does. The socket
+     * is not closed as soon as the close frame is written: a client still sending would then get
+     * a TCP reset, which can destroy the close frame before it reads it. Netty closes the channel
+     * when the client answers with its own close frame; the timer closes it otherwise.
+     */
     static void closeChannel(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
         Channel ch = ctx.channel();
         if (!ch.isActive()) {
             return;
         }
-        ch.writeAndFlush(new CloseWebSocketFrame(status, reason)).addListener(ChannelFutureListener.CLOSE);
+        ch.writeAndFlush(new CloseWebSocketFrame(status, reason));
         ctx.executor().schedule(() -> {
             ch.close();
         }, CLOSE_FLUSH_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
