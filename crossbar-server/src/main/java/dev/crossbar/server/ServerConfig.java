@@ -26,6 +26,12 @@ public final class ServerConfig {
     public static final SlowConsumerPolicy DEFAULT_SLOW_CONSUMER_POLICY = SlowConsumerPolicy.DROP;
     public static final Duration DEFAULT_SLOW_CONSUMER_GRACE = Duration.ofSeconds(10);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(3);
+    /** How often the stats socket pushes a snapshot and rates are re-measured, as the original page polled. */
+    public static final Duration DEFAULT_STATS_INTERVAL = Duration.ofSeconds(5);
+    /** Shortest stats interval: below this, rates measure noise and snapshots cost more than they tell. */
+    public static final Duration MIN_STATS_INTERVAL = Duration.ofMillis(100);
+    /** Off: {@code X-Forwarded-For} is whatever the client says unless a trusted proxy set it. */
+    public static final boolean DEFAULT_TRUST_FORWARDED_FOR = false;
 
     private final InetSocketAddress listen;
     private final int eventLoops;
@@ -41,6 +47,9 @@ public final class ServerConfig {
     private final SlowConsumerPolicy slowConsumerPolicy;
     private final Duration slowConsumerGrace;
     private final Duration shutdownGrace;
+    private final Duration statsInterval;
+    private final boolean trustForwardedFor;
+    private final InetSocketAddress adminListen;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -74,6 +83,17 @@ public final class ServerConfig {
         this.shutdownGrace = requireNonNull(b.shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
+        }
+        this.statsInterval = requireNonNull(b.statsInterval, "statsInterval");
+        if (statsInterval.compareTo(MIN_STATS_INTERVAL) < 0) {
+            throw new IllegalArgumentException("statsInterval: " + statsInterval
+                    + " (expected: >= " + MIN_STATS_INTERVAL + ")");
+        }
+        this.trustForwardedFor = b.trustForwardedFor;
+        this.adminListen = b.adminListen;
+        if (adminListen != null && adminListen.getPort() != 0 && adminListen.equals(listen)) {
+            throw new IllegalArgumentException("adminListen: " + adminListen.getHostString() + ":" + adminListen.getPort()
+                    + " (expected: an address other than listen)");
         }
     }
 
@@ -188,6 +208,24 @@ public final class ServerConfig {
         return shutdownGrace;
     }
 
+    /** How often stats sockets get a snapshot; rates are measured over this window. */
+    public Duration statsInterval() {
+        return statsInterval;
+    }
+
+    /** Whether a client's address is taken from {@code X-Forwarded-For} (set by a proxy you trust). */
+    public boolean trustForwardedFor() {
+        return trustForwardedFor;
+    }
+
+    /**
+     * Where {@code /stats}, {@code /ws} and {@code /metrics} are served instead of the main address,
+     * or null (the default) to serve them on the main address.
+     */
+    public InetSocketAddress adminListen() {
+        return adminListen;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -204,6 +242,9 @@ public final class ServerConfig {
         private SlowConsumerPolicy slowConsumerPolicy = DEFAULT_SLOW_CONSUMER_POLICY;
         private Duration slowConsumerGrace = DEFAULT_SLOW_CONSUMER_GRACE;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+        private Duration statsInterval = DEFAULT_STATS_INTERVAL;
+        private boolean trustForwardedFor = DEFAULT_TRUST_FORWARDED_FOR;
+        private InetSocketAddress adminListen;
 
         private Builder() {
         }
@@ -223,6 +264,9 @@ public final class ServerConfig {
             slowConsumerPolicy = c.slowConsumerPolicy;
             slowConsumerGrace = c.slowConsumerGrace;
             shutdownGrace = c.shutdownGrace;
+            statsInterval = c.statsInterval;
+            trustForwardedFor = c.trustForwardedFor;
+            adminListen = c.adminListen;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -297,6 +341,33 @@ public final class ServerConfig {
 
         public Builder shutdownGrace(Duration v) {
             shutdownGrace = v;
+            return this;
+        }
+
+        public Builder statsInterval(Duration v) {
+            statsInterval = v;
+            return this;
+        }
+
+        public Builder trustForwardedFor(boolean v) {
+            trustForwardedFor = v;
+            return this;
+        }
+
+        /** The admin address, or null to serve statistics and metrics on the main address. */
+        public Builder adminListen(InetSocketAddress v) {
+            adminListen = v;
+            return this;
+        }
+
+        /** The admin address as {@code host:port}, or null. */
+        public Builder adminListen(String hostPort) {
+            try {
+                adminListen = hostPort == null ? null : parseListen(hostPort);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("adminListen: '" + hostPort
+                        + "' (expected: host:port with a port 0-65535, e.g. 127.0.0.1:9090)", e);
+            }
             return this;
         }
 

@@ -73,6 +73,18 @@ public final class CrossbarCommand implements Callable<Integer> {
             defaultValue = "3s", description = "On SIGTERM, how long clients get to close after 1001 (default ${DEFAULT-VALUE}).")
     Duration shutdownGrace;
 
+    @Option(names = "--stats-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "5s", description = "How often /ws pushes a statistics snapshot; rates are measured over this window (default ${DEFAULT-VALUE}, at least 100ms).")
+    Duration statsInterval;
+
+    @Option(names = "--trust-forwarded-for", defaultValue = "false",
+            description = "Take each client's address from X-Forwarded-For (the last entry, added by your proxy). Only behind a proxy you trust (default ${DEFAULT-VALUE}).")
+    boolean trustForwardedFor;
+
+    @Option(names = "--admin-listen", paramLabel = "HOST:PORT",
+            description = "Serve /stats, /ws, /metrics (and /healthz) on this address instead of the main one (default: on the main address).")
+    String adminListen;
+
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
         SlowConsumerPolicy policy = switch (slowConsumer.toLowerCase(java.util.Locale.ROOT)) {
@@ -100,6 +112,9 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .slowConsumerPolicy(policy)
                 .slowConsumerGrace(slowConsumerGrace)
                 .shutdownGrace(shutdownGrace)
+                .statsInterval(statsInterval)
+                .trustForwardedFor(trustForwardedFor)
+                .adminListen(adminListen)
                 .build();
     }
 
