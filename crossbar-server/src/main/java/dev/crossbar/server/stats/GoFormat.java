@@ -70,11 +70,17 @@ final class GoFormat {
         if (frac == 0) {
             return Long.toString(whole);
         }
-        String f = String.format("%0" + digits + "d", frac);
+        // Zero-padded to `digits`, then trailing zeros dropped; by hand, as String.format is slow
+        // for something done a few times per client per snapshot.
+        StringBuilder b = new StringBuilder(24).append(whole).append('.');
+        String f = Long.toString(frac);
+        for (int i = f.length(); i < digits; i++) {
+            b.append('0');
+        }
         int end = f.length();
         while (f.charAt(end - 1) == '0') {
             end--;
         }
-        return whole + "." + f.substring(0, end);
+        return b.append(f, 0, end).toString();
     }
 }

@@ -78,9 +78,14 @@ public final class StatsService implements AutoCloseable {
         sockets.add(ch);
         if (session.format() == StatsFormat.SNAPSHOT) {
             executor.execute(() -> {
-                send(ch, json.write(snapshotter.take(false)));
-                // Added after the first send, on this thread, so a tick cannot overtake it.
-                subscribers.add(ch);
+                try {
+                    send(ch, json.write(snapshotter.take(false)));
+                } catch (RuntimeException e) {
+                    log.warn("{} first snapshot failed", ch, e);
+                } finally {
+                    // Added after the first send, on this thread, so a tick cannot overtake it.
+                    subscribers.add(ch);
+                }
             });
         }
     }
