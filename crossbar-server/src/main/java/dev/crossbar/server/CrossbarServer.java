@@ -4,10 +4,18 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
+import dev.crossbar.server.http.ServedElsewhereEndpoint;
+import dev.crossbar.server.metrics.MetricsEndpoint;
+import dev.crossbar.server.metrics.RelayMetrics;
 import dev.crossbar.server.session.CloseCodes;
 import dev.crossbar.server.transport.ConnectionLimiter;
+import dev.crossbar.server.stats.StatsPageEndpoint;
+import dev.crossbar.server.stats.StatsService;
+import dev.crossbar.server.stats.StatsSocketEndpoint;
+import dev.crossbar.server.transport.AdminInitializer;
 import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
@@ -19,7 +27,9 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
@@ -47,7 +57,13 @@ public final class CrossbarServer implements AutoCloseable {
     private final Router router;
     private final ChannelGroup sessions = new DefaultChannelGroup("sessions", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final HandshakeFailures handshakeFailures = new HandshakeFailures();
+    /** Statistics snapshots and metric scrapes run here, never on an event loop. */
+    private final EventExecutor adminExecutor = new DefaultEventExecutor(new DefaultThreadFactory("crossbar-admin", true));
+    private final StatsService stats;
+    private final RelayMetrics metrics;
     private Channel serverChannel;
+    private Channel adminChannel;
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
@@ -59,6 +75,8 @@ public final class CrossbarServer implements AutoCloseable {
         this.topics = new TopicRegistry(config.maxTopics());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
+        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor);
+        this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
     }
 
     /**
@@ -79,8 +97,17 @@ public final class CrossbarServer implements AutoCloseable {
     }
 
     private void bind() {
-        Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>();
-        endpoints.put(HealthEndpoint.PATH, HealthEndpoint.INSTANCE);
+        stats.start();
+        Map<String, HttpEndpoint> admin = new LinkedHashMap<>();
+        admin.put(HealthEndpoint.PATH, HealthEndpoint.INSTANCE);
+        admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
+        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config));
+        admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
+        Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>(admin);
+        if (config.adminListen() != null) {
+            // Moved to the admin address, but still reserved here: never a topic.
+            endpoints.replaceAll((path, e) -> e == HealthEndpoint.INSTANCE ? e : ServedElsewhereEndpoint.INSTANCE);
+        }
 
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -90,7 +117,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
-                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter));
+                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -100,6 +127,29 @@ public final class CrossbarServer implements AutoCloseable {
         }
         log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes)",
                 describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes());
+        if (config.adminListen() != null) {
+            bindAdmin(admin);
+        }
+    }
+
+    private void bindAdmin(Map<String, HttpEndpoint> admin) {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
+                .childHandler(new AdminInitializer(config, admin, handshakeFailures));
+        InetSocketAddress address = resolve(config.adminListen());
+        try {
+            adminChannel = b.bind(address).syncUninterruptibly().channel();
+        } catch (Exception e) {
+            throw new StartException("cannot listen on admin address " + describe(config.adminListen()) + ": "
+                    + e.getMessage(), e);
+        }
+        log.info("Crossbar statistics and metrics on {} (/stats, /ws, /metrics, /healthz)",
+                describe((InetSocketAddress) adminChannel.localAddress()));
     }
 
     private static InetSocketAddress resolve(InetSocketAddress listen) {
@@ -142,6 +192,23 @@ public final class CrossbarServer implements AutoCloseable {
         return limiter.open();
     }
 
+    /** The admin address actually bound, or null if statistics are served on the main address. */
+    public InetSocketAddress adminAddress() {
+        return adminChannel == null ? null : (InetSocketAddress) adminChannel.localAddress();
+    }
+
+    public StatsService stats() {
+        return stats;
+    }
+
+    public RelayMetrics metrics() {
+        return metrics;
+    }
+
+    public HandshakeFailures handshakeFailures() {
+        return handshakeFailures;
+    }
+
     /** Live WebSocket connections. */
     public int connections() {
         return sessions.size();
@@ -155,6 +222,10 @@ public final class CrossbarServer implements AutoCloseable {
         }
         long graceMillis = config.shutdownGrace().toMillis();
         serverChannel.close().syncUninterruptibly();
+        if (adminChannel != null) {
+            adminChannel.close().syncUninterruptibly();
+        }
+        stats.close();
         int open = sessions.size();
         // Close frames first; clients answer with theirs and Netty then closes each channel.
         // Closing the sockets ourselves right away would reset clients that are still sending.
@@ -178,8 +249,11 @@ public final class CrossbarServer implements AutoCloseable {
     private void shutdownGroups() {
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        adminExecutor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         bossGroup.terminationFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
         workerGroup.terminationFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        adminExecutor.terminationFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        metrics.close();
     }
 
     /** The relay could not start; the message is one line fit for stderr. */

@@ -34,6 +34,12 @@ public final class ServerConfig {
     public static final int DEFAULT_MAX_TOPICS = 10_000;
     /** Empty: any Origin may connect, as the original crossbar allowed. */
     public static final List<String> DEFAULT_ALLOWED_ORIGINS = List.of();
+    /** How often the stats socket pushes a snapshot and rates are re-measured, as the original page polled. */
+    public static final Duration DEFAULT_STATS_INTERVAL = Duration.ofSeconds(5);
+    /** Shortest stats interval: below this, rates measure noise and snapshots cost more than they tell. */
+    public static final Duration MIN_STATS_INTERVAL = Duration.ofMillis(100);
+    /** Off: {@code X-Forwarded-For} is whatever the client says unless a trusted proxy set it. */
+    public static final boolean DEFAULT_TRUST_FORWARDED_FOR = false;
 
     private final InetSocketAddress listen;
     private final int eventLoops;
@@ -53,6 +59,9 @@ public final class ServerConfig {
     private final int maxConnectionsPerAddress;
     private final int maxTopics;
     private final List<String> allowedOrigins;
+    private final Duration statsInterval;
+    private final boolean trustForwardedFor;
+    private final InetSocketAddress adminListen;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -96,6 +105,17 @@ public final class ServerConfig {
                 throw new IllegalArgumentException("allowedOrigins: '" + o
                         + "' (expected: scheme://host[:port] with no trailing slash, e.g. https://lab.example.org)");
             }
+        }
+        this.statsInterval = requireNonNull(b.statsInterval, "statsInterval");
+        if (statsInterval.compareTo(MIN_STATS_INTERVAL) < 0) {
+            throw new IllegalArgumentException("statsInterval: " + statsInterval
+                    + " (expected: >= " + MIN_STATS_INTERVAL + ")");
+        }
+        this.trustForwardedFor = b.trustForwardedFor;
+        this.adminListen = b.adminListen;
+        if (adminListen != null && adminListen.getPort() != 0 && adminListen.equals(listen)) {
+            throw new IllegalArgumentException("adminListen: " + adminListen.getHostString() + ":" + adminListen.getPort()
+                    + " (expected: an address other than listen)");
         }
     }
 
@@ -227,6 +247,24 @@ public final class ServerConfig {
         return allowedOrigins;
     }
 
+    /** How often stats sockets get a snapshot; rates are measured over this window. */
+    public Duration statsInterval() {
+        return statsInterval;
+    }
+
+    /** Whether a client's address is taken from {@code X-Forwarded-For} (set by a proxy you trust). */
+    public boolean trustForwardedFor() {
+        return trustForwardedFor;
+    }
+
+    /**
+     * Where {@code /stats}, {@code /ws} and {@code /metrics} are served instead of the main address,
+     * or null (the default) to serve them on the main address.
+     */
+    public InetSocketAddress adminListen() {
+        return adminListen;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -247,6 +285,9 @@ public final class ServerConfig {
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private int maxTopics = DEFAULT_MAX_TOPICS;
         private List<String> allowedOrigins = DEFAULT_ALLOWED_ORIGINS;
+        private Duration statsInterval = DEFAULT_STATS_INTERVAL;
+        private boolean trustForwardedFor = DEFAULT_TRUST_FORWARDED_FOR;
+        private InetSocketAddress adminListen;
 
         private Builder() {
         }
@@ -270,6 +311,9 @@ public final class ServerConfig {
             maxConnectionsPerAddress = c.maxConnectionsPerAddress;
             maxTopics = c.maxTopics;
             allowedOrigins = c.allowedOrigins;
+            statsInterval = c.statsInterval;
+            trustForwardedFor = c.trustForwardedFor;
+            adminListen = c.adminListen;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -364,6 +408,33 @@ public final class ServerConfig {
 
         public Builder allowedOrigins(List<String> v) {
             allowedOrigins = v;
+            return this;
+        }
+
+        public Builder statsInterval(Duration v) {
+            statsInterval = v;
+            return this;
+        }
+
+        public Builder trustForwardedFor(boolean v) {
+            trustForwardedFor = v;
+            return this;
+        }
+
+        /** The admin address, or null to serve statistics and metrics on the main address. */
+        public Builder adminListen(InetSocketAddress v) {
+            adminListen = v;
+            return this;
+        }
+
+        /** The admin address as {@code host:port}, or null. */
+        public Builder adminListen(String hostPort) {
+            try {
+                adminListen = hostPort == null ? null : parseListen(hostPort);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("adminListen: '" + hostPort
+                        + "' (expected: host:port with a port 0-65535, e.g. 127.0.0.1:9090)", e);
+            }
             return this;
         }
 

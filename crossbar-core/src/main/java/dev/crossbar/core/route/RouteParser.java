@@ -77,8 +77,13 @@ public final class RouteParser {
         return new Route(path, new TopicKey(ManyToMany.INSTANCE, path), Role.MEMBER);
     }
 
-    /** One leading slash, no trailing slash, no empty segments; refuses control characters and dot segments. */
-    static String normalise(String raw) {
+    /**
+     * One leading slash, no trailing slash, no empty segments; refuses control characters and dot
+     * segments. Public so that reserved paths are matched after the same normalisation as topics.
+     *
+     * @throws InvalidRouteException when the path cannot be normalised
+     */
+    public static String normalise(String raw) {
         StringBuilder out = new StringBuilder(raw.length() + 1);
         int segmentStart = -1;
         for (int i = 0; i <= raw.length(); i++) {

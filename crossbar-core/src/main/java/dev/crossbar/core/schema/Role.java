@@ -9,8 +9,11 @@ public enum Role {
     /** Receives only: the {@code /out/} side of a 1:N stream. */
     SUBSCRIBER;
 
+    /** Computed once: statistics ask for it per connection per snapshot. */
+    private final String label = name().toLowerCase(java.util.Locale.ROOT);
+
     /** Lower-case name used in JSON, docs and metric tags. */
     public String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return label;
     }
 }

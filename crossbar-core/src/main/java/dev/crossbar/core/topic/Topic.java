@@ -75,6 +75,10 @@ public final class Topic {
         return members.isEmpty();
     }
 
+    synchronized boolean contains(Member member) {
+        return members.contains(member);
+    }
+
     synchronized boolean isEmpty() {
         return members.isEmpty();
     }

@@ -2,6 +2,7 @@ package dev.crossbar.core.topic;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.stats.DepartedTraffic;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +21,7 @@ public final class TopicRegistry {
     public static final int DEFAULT_MAX_TOPICS = 10_000;
 
     private final ConcurrentHashMap<TopicKey, Topic> topics = new ConcurrentHashMap<>();
+    private final DepartedTraffic departed = new DepartedTraffic();
     private final int maxTopics;
 
     /** A registry that refuses to create more than {@code maxTopics} topics at once. */
@@ -66,7 +68,18 @@ public final class TopicRegistry {
     /** Removes the member; the topic goes with its last member. Safe to call more than once. */
     public void leave(Member member) {
         requireNonNull(member, "member");
-        topics.computeIfPresent(member.route().topic(), (key, topic) -> topic.remove(member) ? null : topic);
+        topics.computeIfPresent(member.route().topic(), (key, topic) -> {
+            // Under this key's lock, so a member is counted as departed exactly once.
+            if (topic.contains(member)) {
+                departed.add(member.route(), member.stats());
+            }
+            return topic.remove(member) ? null : topic;
+        });
+    }
+
+    /** What members that have left counted, so relay-wide totals survive their topics. */
+    public DepartedTraffic departed() {
+        return departed;
     }
 
     public Topic get(TopicKey key) {

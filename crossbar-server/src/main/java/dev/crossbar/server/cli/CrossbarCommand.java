@@ -89,6 +89,17 @@ public final class CrossbarCommand implements Callable<Integer> {
     @Option(names = "--allowed-origin", paramLabel = "ORIGIN", split = ",",
             description = "Browser origins allowed to connect (repeatable, e.g. https://lab.example.org); others get 403. Default: any.")
     List<String> allowedOrigins = List.of();
+    @Option(names = "--stats-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "5s", description = "How often /ws pushes a statistics snapshot; rates are measured over this window (default ${DEFAULT-VALUE}, at least 100ms).")
+    Duration statsInterval;
+
+    @Option(names = "--trust-forwarded-for", defaultValue = "false",
+            description = "Take each client's address from X-Forwarded-For (the last entry, added by your proxy). Only behind a proxy you trust (default ${DEFAULT-VALUE}).")
+    boolean trustForwardedFor;
+
+    @Option(names = "--admin-listen", paramLabel = "HOST:PORT",
+            description = "Serve /stats, /ws, /metrics (and /healthz) on this address instead of the main one (default: on the main address).")
+    String adminListen;
 
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
@@ -121,6 +132,9 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .maxConnectionsPerAddress(maxConnectionsPerAddress)
                 .maxTopics(maxTopics)
                 .allowedOrigins(allowedOrigins)
+                .statsInterval(statsInterval)
+                .trustForwardedFor(trustForwardedFor)
+                .adminListen(adminListen)
                 .build();
     }
 

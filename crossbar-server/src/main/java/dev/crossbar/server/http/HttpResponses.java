@@ -5,9 +5,11 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 
@@ -25,7 +27,14 @@ public final class HttpResponses {
 
     /** As above with a ready body; takes ownership of {@code content}. */
     public static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, ByteBuf content) {
+        send(ctx, status, contentType, content, EmptyHttpHeaders.INSTANCE);
+    }
+
+    /** As above, adding {@code extra} headers (security policy, allowed methods); takes ownership of {@code content}. */
+    public static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, ByteBuf content,
+                            HttpHeaders extra) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        response.headers().add(extra);
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, contentType)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes())

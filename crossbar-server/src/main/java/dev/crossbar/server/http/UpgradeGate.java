@@ -6,6 +6,7 @@ import dev.crossbar.core.route.InvalidRouteException;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.http.HandshakeFailures.Reason;
 import dev.crossbar.server.session.ClientInfo;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -26,27 +27,49 @@ import java.util.Set;
  * be a WebSocket upgrade to a valid route, or is refused here with a status and a reason, before
  * any WebSocket exists.
  *
+ * <p>Reserved paths are matched after the same normalisation as topics, so {@code //ws/} is the
+ * stats socket too and can never become a topic. Every refusal is counted by reason
+ * ({@link HandshakeFailures}).
+ *
  * <p>Ownership: releases every request it answers; an accepted upgrade is passed on (with its
  * reference) to the WebSocket handshake handler, and this handler leaves the pipeline, since a
  * connection upgrades at most once.
  */
 public final class UpgradeGate extends ChannelInboundHandlerAdapter {
 
+    /** Longest user agent kept for statistics; longer ones are cut (a header may be 8 KiB). */
+    public static final int MAX_USER_AGENT_CHARS = 256;
+    /** Longest forwarded address kept; an IPv6 address is at most 45 characters. */
+    static final int MAX_FORWARDED_ADDRESS_CHARS = 64;
+    private static final String X_FORWARDED_FOR = "X-Forwarded-For";
+
     private final RouteParser routes;
     private final Map<String, HttpEndpoint> endpoints;
+    private final HandshakeFailures failures;
+    private final boolean trustForwardedFor;
     private final Set<String> allowedOrigins;
     private final TopicRegistry topics;
 
+    public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints) {
+        this(routes, endpoints, new HandshakeFailures(), false, Set.of(), null);
+    }
+
     /**
+     * @param routes parses topic paths; null for an address that serves only {@code endpoints}
+     *               (the admin address), where every other path is refused with 404
+     * @param trustForwardedFor take the client's address from {@code X-Forwarded-For}
      * @param allowedOrigins browser origins that may upgrade; empty allows any
-     * @param topics consulted so that a connection that would exceed the topic limit is refused here
+     * @param topics consulted so that a connection that would exceed the topic limit is refused
+     *               here; null where {@code routes} is null
      */
-    public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints, Set<String> allowedOrigins,
-                       TopicRegistry topics) {
-        this.routes = requireNonNull(routes, "routes");
+    public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints, HandshakeFailures failures,
+                       boolean trustForwardedFor, Set<String> allowedOrigins, TopicRegistry topics) {
+        this.routes = routes;
         this.endpoints = requireNonNull(endpoints, "endpoints");
+        this.failures = requireNonNull(failures, "failures");
+        this.trustForwardedFor = trustForwardedFor;
         this.allowedOrigins = Set.copyOf(allowedOrigins);
-        this.topics = requireNonNull(topics, "topics");
+        this.topics = topics;
     }
 
     @Override
@@ -69,11 +92,13 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
     private boolean dispatch(ChannelHandlerContext ctx, FullHttpRequest request) {
         Refused refused = ctx.channel().attr(Refused.KEY).get();
         if (refused != null) {
-            HttpResponses.error(ctx, refused.status(), refused.reason());
+            failures.record(refused.reason());
+            HttpResponses.error(ctx, refused.status(), refused.text());
             return false;
         }
         DecoderResult result = request.decoderResult();
         if (result.isFailure()) {
+            failures.record(Reason.MALFORMED_REQUEST);
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, "malformed request: " + result.cause().getMessage());
             return false;
         }
@@ -81,25 +106,35 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
         try {
             path = new QueryStringDecoder(request.uri()).path();
         } catch (IllegalArgumentException e) {
+            failures.record(Reason.MALFORMED_REQUEST);
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, "malformed path: " + e.getMessage());
             return false;
         }
-        HttpEndpoint endpoint = endpoints.get(stripTrailingSlash(path));
+        HttpEndpoint endpoint = endpointFor(path);
         if (endpoint != null) {
             endpoint.handle(ctx, request);
             return false;
         }
+        if (routes == null) {
+            failures.record(Reason.NOT_FOUND);
+            HttpResponses.error(ctx, HttpResponseStatus.NOT_FOUND,
+                    "this address serves only " + String.join(", ", endpoints.keySet()));
+            return false;
+        }
         if (!isWebSocketUpgrade(request)) {
+            failures.record(Reason.NOT_UPGRADE);
             HttpResponses.error(ctx, HttpResponseStatus.UPGRADE_REQUIRED,
                     "this is a WebSocket relay; connect a WebSocket client to ws://<host>" + path);
             return false;
         }
         if (!HttpMethod.GET.equals(request.method())) {
+            failures.record(Reason.METHOD_NOT_ALLOWED);
             HttpResponses.error(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "a WebSocket upgrade must be a GET");
             return false;
         }
         String origin = request.headers().get(HttpHeaderNames.ORIGIN);
         if (origin != null && !allowedOrigins.isEmpty() && !allowedOrigins.contains(origin)) {
+            failures.record(Reason.ORIGIN_NOT_ALLOWED);
             HttpResponses.error(ctx, HttpResponseStatus.FORBIDDEN, "origin not allowed: " + origin);
             return false;
         }
@@ -107,28 +142,74 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
         try {
             route = routes.parse(path);
         } catch (InvalidRouteException e) {
+            failures.record(Reason.BAD_ROUTE);
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());
             return false;
         }
-        if (!topics.admits(route.topic())) {
+        if (topics != null && !topics.admits(route.topic())) {
+            failures.record(Reason.TOPIC_LIMIT);
             HttpResponses.error(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE,
                     "topic limit reached (" + topics.maxTopics() + " live topics); try again later");
             return false;
         }
-        String userAgent = request.headers().get(HttpHeaderNames.USER_AGENT, "");
-        ctx.channel().attr(ClientInfo.KEY).set(new ClientInfo(route, remoteAddress(ctx.channel().remoteAddress()), userAgent));
+        ctx.channel().attr(ClientInfo.KEY).set(new ClientInfo(route, clientAddress(ctx, request), userAgent(request)));
         ctx.pipeline().remove(this);
         ctx.fireChannelRead(request);
         return true;
     }
 
-    static boolean isWebSocketUpgrade(FullHttpRequest request) {
+    /** Whether the request asks for a WebSocket upgrade ({@code Connection: upgrade}, {@code Upgrade: websocket}). */
+    public static boolean isWebSocketUpgrade(FullHttpRequest request) {
         return request.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
                 && request.headers().contains(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
     }
 
-    private static String stripTrailingSlash(String path) {
-        return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    /** The endpoint for {@code path} as sent, or as it would be normalised into a topic. */
+    private HttpEndpoint endpointFor(String path) {
+        HttpEndpoint endpoint = endpoints.get(path);
+        if (endpoint != null) {
+            return endpoint;
+        }
+        try {
+            return endpoints.get(RouteParser.normalise(path));
+        } catch (InvalidRouteException e) {
+            return null;
+        }
+    }
+
+    /** The user agent for statistics, cut to {@link #MAX_USER_AGENT_CHARS}. */
+    public static String userAgent(FullHttpRequest request) {
+        String ua = request.headers().get(HttpHeaderNames.USER_AGENT, "");
+        return ua.length() > MAX_USER_AGENT_CHARS ? ua.substring(0, MAX_USER_AGENT_CHARS) : ua;
+    }
+
+    /**
+     * The client's address: the socket's peer, or, when the relay trusts its proxy, the last
+     * address in {@code X-Forwarded-For}, which is the one that proxy appended (earlier entries
+     * are whatever the client claimed).
+     */
+    String clientAddress(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (trustForwardedFor) {
+            String forwarded = lastForwardedFor(request.headers().getAll(X_FORWARDED_FOR));
+            if (forwarded != null) {
+                return forwarded;
+            }
+        }
+        return remoteAddress(ctx.channel().remoteAddress());
+    }
+
+    /** The last non-empty entry over every {@code X-Forwarded-For} header, or null. */
+    static String lastForwardedFor(java.util.List<String> headers) {
+        for (int h = headers.size() - 1; h >= 0; h--) {
+            String[] entries = headers.get(h).split(",");
+            for (int i = entries.length - 1; i >= 0; i--) {
+                String e = entries[i].trim();
+                if (!e.isEmpty()) {
+                    return e.length() > MAX_FORWARDED_ADDRESS_CHARS ? e.substring(0, MAX_FORWARDED_ADDRESS_CHARS) : e;
+                }
+            }
+        }
+        return null;
     }
 
     static String remoteAddress(SocketAddress address) {

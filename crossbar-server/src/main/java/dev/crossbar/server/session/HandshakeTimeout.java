@@ -1,5 +1,6 @@
 package dev.crossbar.server.session;
 
+import dev.crossbar.server.http.HandshakeFailures;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -18,10 +19,17 @@ public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(HandshakeTimeout.class);
 
     private final long timeoutMillis;
+    private final HandshakeFailures failures;
     private ScheduledFuture<?> timer;
 
     public HandshakeTimeout(long timeoutMillis) {
+        this(timeoutMillis, new HandshakeFailures());
+    }
+
+    /** As above, counting each connection it closes under {@link HandshakeFailures.Reason#TIMEOUT}. */
+    public HandshakeTimeout(long timeoutMillis, HandshakeFailures failures) {
         this.timeoutMillis = timeoutMillis;
+        this.failures = failures;
     }
 
     @Override
@@ -42,6 +50,7 @@ public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
             timer = ctx.executor().schedule(() -> {
                 if (ctx.channel().isActive()) {
                     log.debug("{} no WebSocket upgrade within {} ms; closing", ctx.channel(), timeoutMillis);
+                    failures.record(HandshakeFailures.Reason.TIMEOUT);
                     ctx.close();
                 }
             }, timeoutMillis, TimeUnit.MILLISECONDS);

@@ -1,5 +1,6 @@
 package dev.crossbar.server.transport;
 
+import dev.crossbar.server.http.HandshakeFailures.Reason;
 import dev.crossbar.server.http.Refused;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -31,9 +32,9 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
             } else {
                 ctx.channel().attr(Refused.KEY).set(switch (refusal) {
                     case TOO_MANY_CONNECTIONS -> new Refused(HttpResponseStatus.SERVICE_UNAVAILABLE,
-                            "the relay is at its connection limit; try again later");
+                            Reason.TOO_MANY_CONNECTIONS, "the relay is at its connection limit; try again later");
                     case TOO_MANY_FROM_ADDRESS -> new Refused(HttpResponseStatus.TOO_MANY_REQUESTS,
-                            "too many connections from your address");
+                            Reason.TOO_MANY_FROM_ADDRESS, "too many connections from your address");
                 });
             }
         }

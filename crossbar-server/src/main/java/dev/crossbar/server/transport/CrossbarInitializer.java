@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.session.HandshakeTimeout;
@@ -48,9 +49,16 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final Map<String, HttpEndpoint> endpoints;
     private final WebSocketServerProtocolConfig wsConfig;
     private final ConnectionLimiter limiter;
+    private final HandshakeFailures failures;
 
+    /**
+     * @param limiter counts connections against the connection limits
+     * @param failures counts refused upgrades for {@code /metrics}
+     */
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
-                               Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter) {
+                               Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter,
+                               HandshakeFailures failures) {
+        this.failures = requireNonNull(failures, "failures");
         this.config = requireNonNull(config, "config");
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
@@ -82,11 +90,12 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         int missedPings = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
         ChannelPipeline p = ch.pipeline();
         p.addLast("limits", new ConnectionGuard(limiter));
-        p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis()));
+        p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis(), failures));
         p.addLast("idle", new IdleStateHandler(false, pingMillis, 0, 0, TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
-        p.addLast("upgrade-gate", new UpgradeGate(routes, endpoints, Set.copyOf(config.allowedOrigins()), router.topics()));
+        p.addLast("upgrade-gate", new UpgradeGate(routes, endpoints, failures, config.trustForwardedFor(),
+                Set.copyOf(config.allowedOrigins()), router.topics()));
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(), config.slowConsumerPolicy(),

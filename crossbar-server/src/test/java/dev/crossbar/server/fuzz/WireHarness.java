@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.transport.ConnectionLimiter;
 import dev.crossbar.server.transport.CrossbarInitializer;
@@ -38,7 +39,7 @@ final class WireHarness {
         Router router = new Router(topics, 1024 * 1024);
         CrossbarInitializer init = new CrossbarInitializer(CONFIG, router,
                 new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), Map.of(HealthEndpoint.PATH, HealthEndpoint.INSTANCE),
-                new ConnectionLimiter(100, 100));
+                new ConnectionLimiter(100, 100), new HandshakeFailures());
         EmbeddedChannel peer = new EmbeddedChannel(init);
         EmbeddedChannel fuzzed = new EmbeddedChannel(init);
         try {

@@ -27,11 +27,13 @@ public final class JdkClient implements AutoCloseable {
     public final CompletableFuture<String> closeReason = new CompletableFuture<>();
 
     private JdkClient(URI uri, String userAgent, String... subprotocols) {
+        this(uri, userAgent == null ? java.util.Map.of() : java.util.Map.of("User-Agent", userAgent), subprotocols);
+    }
+
+    private JdkClient(URI uri, java.util.Map<String, String> headers, String... subprotocols) {
         Listener listener = new Listener();
         WebSocket.Builder b = HTTP.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5));
-        if (userAgent != null) {
-            b.header("User-Agent", userAgent);
-        }
+        headers.forEach(b::header);
         if (subprotocols.length > 0) {
             b.subprotocols(subprotocols[0], java.util.Arrays.copyOfRange(subprotocols, 1, subprotocols.length));
         }
@@ -39,11 +41,16 @@ public final class JdkClient implements AutoCloseable {
     }
 
     public static JdkClient connect(URI uri, String... subprotocols) {
-        return new JdkClient(uri, null, subprotocols);
+        return new JdkClient(uri, (String) null, subprotocols);
     }
 
     public static JdkClient connectAs(URI uri, String userAgent) {
         return new JdkClient(uri, userAgent);
+    }
+
+    /** Connects with extra request headers (e.g. {@code X-Forwarded-For}). */
+    public static JdkClient connectWithHeaders(URI uri, java.util.Map<String, String> headers) {
+        return new JdkClient(uri, headers);
     }
 
     public void sendText(String s) {

@@ -1,0 +1,138 @@
+package dev.crossbar.server.metrics;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.stats.DepartedTraffic.Kind;
+import dev.crossbar.core.stats.Traffic;
+import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.http.HandshakeFailures;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.internal.PlatformDependent;
+import java.util.function.IntSupplier;
+import java.util.function.ToLongFunction;
+
+/**
+ * The relay's meters, rendered for Prometheus by {@link #scrape()}.
+ *
+ * <p>Crossbar's own: connections and topics (gauges), messages and payload bytes in and out, drops
+ * and refusals (counters that read the live per-connection counters plus those of departed
+ * connections, so the message path pays nothing for them), handshake failures by reason, stats
+ * sockets and the fan-out backlog. Tags are schema, role and reason only: closed sets. Besides
+ * those: JVM memory, GC, threads, classes, CPU and uptime; Netty's allocator (the one the relay's
+ * channels use), direct memory, and each event loop's pending tasks.
+ */
+public final class RelayMetrics implements AutoCloseable {
+
+    public static final String CONNECTIONS = "crossbar.connections";
+    public static final String TOPICS = "crossbar.topics";
+    public static final String MESSAGES_IN = "crossbar.messages.in";
+    public static final String PAYLOAD_IN = "crossbar.payload.in";
+    public static final String MESSAGES_OUT = "crossbar.messages.out";
+    public static final String PAYLOAD_OUT = "crossbar.payload.out";
+    public static final String DROPPED = "crossbar.messages.dropped";
+    public static final String REFUSED = "crossbar.messages.refused";
+    public static final String HANDSHAKE_FAILURES = "crossbar.handshake.failures";
+    public static final String STATS_SOCKETS = "crossbar.stats.sockets";
+    public static final String FANOUT_BACKLOG = "crossbar.fanout.backlog";
+    public static final String DIRECT_MEMORY_USED = "netty.direct.memory.used";
+    public static final String DIRECT_MEMORY_MAX = "netty.direct.memory.max";
+
+    private static final String BYTES = "bytes";
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+    // Micrometer holds the objects behind gauges and function counters weakly; these fields keep
+    // them alive as long as the registry (otherwise a scrape after a GC reads NaN).
+    private final TrafficTally tally;
+    private final Router router;
+    private final HandshakeFailures failures;
+    private final IntSupplier statsSockets;
+
+    public RelayMetrics(TopicRegistry topics, Router router, HandshakeFailures failures, EventLoopGroup eventLoops,
+                        IntSupplier statsSockets) {
+        this.router = requireNonNull(router, "router");
+        this.failures = requireNonNull(failures, "failures");
+        this.statsSockets = requireNonNull(statsSockets, "statsSockets");
+        requireNonNull(eventLoops, "eventLoops");
+        this.tally = new TrafficTally(requireNonNull(topics, "topics"));
+
+        for (Kind kind : TrafficTally.KINDS) {
+            Tags tags = Tags.of("schema", kind.schema(), "role", kind.role().label());
+            Gauge.builder(CONNECTIONS, tally, t -> t.connections(kind)).tags(tags)
+                    .description("Open WebSocket connections on relay topics").register(registry);
+            counter(MESSAGES_IN, "Whole messages received from clients", null, tally, kind, tags, Traffic::messagesIn);
+            counter(PAYLOAD_IN, "Payload bytes received from clients", BYTES, tally, kind, tags, Traffic::bytesIn);
+            counter(MESSAGES_OUT, "Whole messages written to clients", null, tally, kind, tags, Traffic::messagesOut);
+            counter(PAYLOAD_OUT, "Payload bytes written to clients", BYTES, tally, kind, tags, Traffic::bytesOut);
+            counter(DROPPED, "Messages not delivered to a client that was not keeping up", null, tally, kind, tags,
+                    Traffic::dropped);
+            counter(REFUSED, "Messages from clients whose role may not send (e.g. 1:N subscribers)", null, tally, kind,
+                    tags, Traffic::refused);
+        }
+        for (String schema : TrafficTally.KINDS.stream().map(Kind::schema).distinct().toList()) {
+            Gauge.builder(TOPICS, tally, t -> t.topics(schema)).tag("schema", schema)
+                    .description("Topics with at least one connection").register(registry);
+        }
+        for (HandshakeFailures.Reason reason : HandshakeFailures.Reason.values()) {
+            FunctionCounter.builder(HANDSHAKE_FAILURES, failures, f -> f.count(reason)).tag("reason", reason.label())
+                    .description("Connections refused before becoming a WebSocket").register(registry);
+        }
+        Gauge.builder(STATS_SOCKETS, statsSockets, IntSupplier::getAsInt)
+                .description("Open statistics sockets (/ws)").register(registry);
+        Gauge.builder(FANOUT_BACKLOG, router, Router::backlogBytes).baseUnit(BYTES)
+                .description("Fan-out bytes queued for event loops, not yet written").register(registry);
+        Gauge.builder(DIRECT_MEMORY_USED, () -> PlatformDependent.usedDirectMemory()).baseUnit(BYTES)
+                .description("Direct memory Netty has reserved (-1 if not tracked)").register(registry);
+        Gauge.builder(DIRECT_MEMORY_MAX, () -> PlatformDependent.maxDirectMemory()).baseUnit(BYTES)
+                .description("Direct memory Netty may use").register(registry);
+
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        // The allocator the relay's channels actually use (Netty 4.2's default is the adaptive one).
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
+            new NettyAllocatorMetrics(provider).bindTo(registry);
+        }
+        new NettyEventExecutorMetrics(eventLoops).bindTo(registry);
+    }
+
+    private void counter(String name, String description, String unit, TrafficTally from, Kind kind, Tags tags,
+                         ToLongFunction<Traffic> field) {
+        FunctionCounter.builder(name, from, t -> field.applyAsLong(t.traffic(kind)))
+                .tags(tags).baseUnit(unit).description(description).register(registry);
+    }
+
+    /** Every meter in the Prometheus text format (version 0.0.4). */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}

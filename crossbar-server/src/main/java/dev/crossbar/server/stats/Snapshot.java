@@ -1,0 +1,89 @@
+package dev.crossbar.server.stats;
+
+import java.util.List;
+
+/**
+ * One statistics snapshot, as sent on the stats socket; its JSON form is documented in
+ * {@code docs/protocol.md} ("Statistics"). Field names are the JSON names.
+ *
+ * @param node the relay's host name
+ * @param time when the snapshot was taken (ISO-8601, UTC)
+ * @param startedAt when the relay started
+ * @param uptimeSeconds seconds since the relay started
+ * @param intervalSeconds how often the socket pushes a snapshot; rates are measured over about this long
+ * @param totals relay-wide counts
+ * @param topics every live topic
+ * @param clients every relay connection (stats sockets are not listed)
+ */
+public record Snapshot(String node, String time, String startedAt, double uptimeSeconds, double intervalSeconds,
+                       Totals totals, List<TopicView> topics, List<ClientView> clients) {
+
+    /**
+     * Relay-wide counts: live connections, topics and stats sockets, and traffic since start
+     * (connections that have left included).
+     */
+    public record Totals(int connections, int topics, int statsSockets, long messagesIn, long bytesIn,
+                         long messagesOut, long bytesOut, long dropped, long refused) {
+    }
+
+    /**
+     * Traffic one way. {@code in} is client to relay, {@code out} relay to client.
+     *
+     * @param messages whole messages since connect (for a topic: since it was created)
+     * @param bytes payload bytes, without WebSocket framing
+     * @param rate messages per second over the last window
+     * @param byteRate payload bytes per second over the last window
+     * @param meanSize mean message size in bytes since connect (0 if none)
+     * @param lastSeconds seconds since the last message, or null if there has been none
+     */
+    public record Flow(long messages, long bytes, double rate, double byteRate, long meanSize, Double lastSeconds) {
+    }
+
+    /** Members of a topic by role. */
+    public record Members(int publisher, int subscriber, int member) {
+    }
+
+    /**
+     * One topic.
+     *
+     * @param topic display name, as the original crossbar showed it: {@code /out/<t>} for a 1:N stream, the path for N:N
+     * @param name the topic's name: the stream name for 1:N, the path for N:N
+     * @param schema {@code 1:n} or {@code n:n}
+     * @param dropped messages its receivers did not get because they were too slow
+     * @param refused messages sent by members whose role may not send
+     */
+    public record TopicView(String topic, String name, String schema, String createdAt, Members members,
+                            Flow in, Flow out, long dropped, long refused) {
+    }
+
+    /** The original crossbar's per-direction stats: time since last message, mean size, messages per second. */
+    public record LegacyFlow(String last, long size, double fps) {
+    }
+
+    /** The original crossbar's {@code stats}: {@code tx} is client to relay, {@code rx} relay to client. */
+    public record LegacyStats(LegacyFlow tx, LegacyFlow rx) {
+    }
+
+    /**
+     * One relay connection. The first six fields are the original crossbar's, with its formats;
+     * the rest are Crossbar's.
+     *
+     * @param topic as {@link TopicView#topic()}
+     * @param broadcaster whether this client's messages are relayed (false for a 1:N subscriber)
+     * @param connected connect time in the original's format ({@code 2006-01-02 15:04:05.999 +0000 UTC})
+     * @param remoteAddr the client's address (from {@code X-Forwarded-For} only if the relay trusts it)
+     * @param userAgent the upgrade request's {@code User-Agent}, raw: display it as text, never as HTML
+     * @param stats the original's rate block
+     * @param id this connection's id, unique while it lasts
+     * @param path the path it connected to, e.g. {@code /in/cam}
+     * @param role {@code publisher}, {@code subscriber} or {@code member}
+     * @param connectedAt connect time, ISO-8601 UTC
+     * @param connectedSeconds seconds since connect
+     * @param dropped messages meant for this client that it did not get (slow consumer)
+     * @param refused messages this client sent that were not relayed (its role may not send)
+     */
+    public record ClientView(String topic, boolean broadcaster, String connected, String remoteAddr, String userAgent,
+                             LegacyStats stats, String id, String path, String schema, String role,
+                             String connectedAt, double connectedSeconds, Flow in, Flow out, long dropped, long refused) {
+    }
+}

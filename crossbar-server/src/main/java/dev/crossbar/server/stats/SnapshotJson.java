@@ -1,0 +1,26 @@
+package dev.crossbar.server.stats;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import java.io.UncheckedIOException;
+
+/**
+ * Serialises snapshots with Jackson. Strings are written as JSON strings, escaped by Jackson and
+ * otherwise raw: a user agent of {@code <script>} arrives as that text, and it is the reader's job
+ * (the {@code /stats} page does it) to show it as text.
+ */
+final class SnapshotJson {
+
+    private final ObjectWriter writer = new ObjectMapper().writer();
+
+    /** UTF-8 JSON of a snapshot, or of one of its parts. */
+    byte[] write(Object value) {
+        try {
+            return writer.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            // Our own records with strings and numbers: this cannot fail short of a bug.
+            throw new UncheckedIOException(e);
+        }
+    }
+}

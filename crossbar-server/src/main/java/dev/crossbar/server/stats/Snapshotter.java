@@ -1,0 +1,218 @@
+package dev.crossbar.server.stats;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.core.schema.OneToMany;
+import dev.crossbar.core.schema.Role;
+import dev.crossbar.core.stats.ConnectionStats;
+import dev.crossbar.core.stats.Traffic;
+import dev.crossbar.core.topic.Member;
+import dev.crossbar.core.topic.Topic;
+import dev.crossbar.core.topic.TopicKey;
+import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.session.ClientInfo;
+import dev.crossbar.server.session.RelaySession;
+import dev.crossbar.server.stats.Snapshot.ClientView;
+import dev.crossbar.server.stats.Snapshot.Flow;
+import dev.crossbar.server.stats.Snapshot.LegacyFlow;
+import dev.crossbar.server.stats.Snapshot.LegacyStats;
+import dev.crossbar.server.stats.Snapshot.Members;
+import dev.crossbar.server.stats.Snapshot.TopicView;
+import dev.crossbar.server.stats.Snapshot.Totals;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.function.IntSupplier;
+
+/**
+ * Builds {@link Snapshot}s from the live topics and measures rates between them.
+ *
+ * <p>The message path only counts (see {@code ConnectionStats}); everything derived (rates, means,
+ * "time since last") is computed here, from the difference between the counters now and at the
+ * previous tick. A tick (every stats interval) moves each connection's and topic's window forward;
+ * a snapshot asked for between ticks measures from the last tick to now, or, if that is shorter
+ * than {@link #MIN_RATE_WINDOW_NANOS}, repeats the last tick's rates rather than report noise.
+ *
+ * <p>Confined to the stats thread: no field is shared, so nothing here is synchronised. The
+ * counters it reads are written by the event loops with opaque stores and are read whole.
+ */
+final class Snapshotter {
+
+    /** Shortest window a rate is measured over; a shorter one would mostly measure jitter. */
+    static final long MIN_RATE_WINDOW_NANOS = 500_000_000L;
+
+    private static final double NANOS_PER_SECOND = 1e9;
+    private static final Comparator<ClientView> CLIENT_ORDER = Comparator.comparing(ClientView::topic)
+            .thenComparing(ClientView::schema)
+            .thenComparing(c -> roleOrder(c.role()))
+            .thenComparing(ClientView::connectedAt)
+            .thenComparing(ClientView::id);
+    private static final Comparator<TopicView> TOPIC_ORDER = Comparator.comparing(TopicView::topic)
+            .thenComparing(TopicView::schema);
+
+    private final TopicRegistry registry;
+    private final String node;
+    private final long startedAtMillis;
+    private final long startedAtNanos;
+    private final double intervalSeconds;
+    private final IntSupplier statsSockets;
+
+    /** Counters and rates at the last tick, per member and per topic (by identity). */
+    private IdentityHashMap<Object, Sample> samples = new IdentityHashMap<>();
+
+    /** Counters at the start of a window and the rates measured over the window before it. */
+    private record Sample(long nanos, Traffic traffic, double rateIn, double byteRateIn, double rateOut,
+                          double byteRateOut) {
+    }
+
+    Snapshotter(TopicRegistry registry, String node, long startedAtMillis, long startedAtNanos, double intervalSeconds,
+                IntSupplier statsSockets) {
+        this.registry = requireNonNull(registry, "registry");
+        this.node = requireNonNull(node, "node");
+        this.startedAtMillis = startedAtMillis;
+        this.startedAtNanos = startedAtNanos;
+        this.intervalSeconds = intervalSeconds;
+        this.statsSockets = requireNonNull(statsSockets, "statsSockets");
+    }
+
+    /**
+     * A snapshot of every topic and connection now.
+     *
+     * @param tick whether this is the periodic tick, which starts the next rate window
+     */
+    Snapshot take(boolean tick) {
+        long nowNanos = System.nanoTime();
+        long nowMillis = System.currentTimeMillis();
+        IdentityHashMap<Object, Sample> next = tick ? new IdentityHashMap<>() : null;
+        List<TopicView> topics = new ArrayList<>();
+        List<ClientView> clients = new ArrayList<>();
+        Traffic live = Traffic.ZERO;
+        int connections = 0;
+
+        for (Topic topic : registry.topics()) {
+            Member[] members = topic.members();
+            long[] t = topic.totals();
+            Traffic topicTraffic = new Traffic(t[0], t[1], t[2], t[3], t[4], t[5]);
+            long createdNanos = nowNanos - (nowMillis - topic.createdAtMillis()) * 1_000_000L;
+            Sample topicRates = measure(topic, createdNanos, topicTraffic, nowNanos, next);
+
+            int publishers = 0;
+            int subscribers = 0;
+            int others = 0;
+            long lastIn = 0;
+            long lastOut = 0;
+            String display = displayName(topic.key());
+            for (Member m : members) {
+                ConnectionStats s = m.stats();
+                Traffic traffic = Traffic.of(s);
+                live = live.plus(traffic);
+                connections++;
+                switch (m.route().role()) {
+                    case PUBLISHER -> publishers++;
+                    case SUBSCRIBER -> subscribers++;
+                    default -> others++;
+                }
+                lastIn = Math.max(lastIn, s.lastInNanos());
+                lastOut = Math.max(lastOut, s.lastOutNanos());
+                Sample rates = measure(m, s.connectedAtNanos(), traffic, nowNanos, next);
+                clients.add(client(m, display, traffic, rates, nowNanos));
+            }
+            topics.add(new TopicView(display, topic.key().name(), topic.key().schema().name(),
+                    Instant.ofEpochMilli(topic.createdAtMillis()).toString(),
+                    new Members(publishers, subscribers, others),
+                    flow(topicTraffic.messagesIn(), topicTraffic.bytesIn(), topicRates.rateIn(), topicRates.byteRateIn(),
+                            lastIn, nowNanos),
+                    flow(topicTraffic.messagesOut(), topicTraffic.bytesOut(), topicRates.rateOut(),
+                            topicRates.byteRateOut(), lastOut, nowNanos),
+                    topicTraffic.dropped(), topicTraffic.refused()));
+        }
+        if (tick) {
+            samples = next;
+        }
+        topics.sort(TOPIC_ORDER);
+        clients.sort(CLIENT_ORDER);
+        Traffic all = live.plus(registry.departed().total());
+        Totals totals = new Totals(connections, topics.size(), statsSockets.getAsInt(), all.messagesIn(),
+                all.bytesIn(), all.messagesOut(), all.bytesOut(), all.dropped(), all.refused());
+        return new Snapshot(node, Instant.ofEpochMilli(nowMillis).toString(),
+                Instant.ofEpochMilli(startedAtMillis).toString(), (nowNanos - startedAtNanos) / NANOS_PER_SECOND,
+                intervalSeconds, totals, topics, clients);
+    }
+
+    /**
+     * Rates of {@code key} over the window from its last tick sample (or {@code startNanos}, when
+     * it is new) to now. On a tick, records where the next window starts in {@code next}.
+     */
+    private Sample measure(Object key, long startNanos, Traffic now, long nowNanos,
+                           IdentityHashMap<Object, Sample> next) {
+        Sample prev = samples.get(key);
+        if (prev == null) {
+            prev = new Sample(startNanos, Traffic.ZERO, 0, 0, 0, 0);
+        }
+        long window = nowNanos - prev.nanos();
+        if (window < MIN_RATE_WINDOW_NANOS) {
+            // Too short to measure: keep the previous rates and let the window grow.
+            if (next != null) {
+                next.put(key, prev);
+            }
+            return prev;
+        }
+        double seconds = window / NANOS_PER_SECOND;
+        Traffic before = prev.traffic();
+        Sample measured = new Sample(nowNanos, now,
+                (now.messagesIn() - before.messagesIn()) / seconds,
+                (now.bytesIn() - before.bytesIn()) / seconds,
+                (now.messagesOut() - before.messagesOut()) / seconds,
+                (now.bytesOut() - before.bytesOut()) / seconds);
+        if (next != null) {
+            next.put(key, measured);
+        }
+        return measured;
+    }
+
+    private static ClientView client(Member m, String display, Traffic t, Sample rates, long nowNanos) {
+        ConnectionStats s = m.stats();
+        String remote = "";
+        String userAgent = "";
+        String id = Integer.toHexString(System.identityHashCode(m));
+        if (m instanceof RelaySession session) {
+            ClientInfo info = session.client();
+            remote = info.remoteAddress();
+            userAgent = info.userAgent();
+            id = session.channel().id().asShortText();
+        }
+        Flow in = flow(t.messagesIn(), t.bytesIn(), rates.rateIn(), rates.byteRateIn(), s.lastInNanos(), nowNanos);
+        Flow out = flow(t.messagesOut(), t.bytesOut(), rates.rateOut(), rates.byteRateOut(), s.lastOutNanos(), nowNanos);
+        LegacyStats legacy = new LegacyStats(legacy(in, s.lastInNanos(), nowNanos), legacy(out, s.lastOutNanos(), nowNanos));
+        return new ClientView(display, m.route().canSend(), GoFormat.time(s.connectedAtMillis()), remote, userAgent,
+                legacy, id, m.route().path(), m.route().schema().name(), m.route().role().label(),
+                Instant.ofEpochMilli(s.connectedAtMillis()).toString(),
+                (nowNanos - s.connectedAtNanos()) / NANOS_PER_SECOND, in, out, t.dropped(), t.refused());
+    }
+
+    private static Flow flow(long messages, long bytes, double rate, double byteRate, long lastNanos, long nowNanos) {
+        return new Flow(messages, bytes, round(rate), round(byteRate), messages == 0 ? 0 : Math.round((double) bytes / messages),
+                lastNanos == 0 ? null : round(Math.max(0, nowNanos - lastNanos) / NANOS_PER_SECOND));
+    }
+
+    private static LegacyFlow legacy(Flow f, long lastNanos, long nowNanos) {
+        String last = lastNanos == 0 ? GoFormat.NEVER : GoFormat.duration(Math.max(0, nowNanos - lastNanos));
+        return new LegacyFlow(last, f.meanSize(), f.rate());
+    }
+
+    /** Three decimals: enough for a rate or a time, and keeps the JSON short. */
+    private static double round(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    /** As the original crossbar named topics: {@code /out/<t>} for both ends of a 1:N stream, the path for N:N. */
+    static String displayName(TopicKey key) {
+        return key.schema() instanceof OneToMany ? "/out/" + key.name() : key.name();
+    }
+
+    private static int roleOrder(String role) {
+        return role.equals(Role.PUBLISHER.label()) ? 0 : role.equals(Role.MEMBER.label()) ? 1 : 2;
+    }
+}

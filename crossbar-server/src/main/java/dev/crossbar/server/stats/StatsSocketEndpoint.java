@@ -1,0 +1,89 @@
+package dev.crossbar.server.stats;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.http.HttpEndpoint;
+import dev.crossbar.server.http.HttpResponses;
+import dev.crossbar.server.http.UpgradeGate;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+
+/**
+ * {@code /ws}: the JSON statistics socket (the original crossbar's path, so its dashboards find it).
+ * An upgrade here becomes a stats socket, never a topic member: the relay's WebSocket handlers
+ * behind the gate are replaced by a WebSocket protocol handler with a small frame limit and a
+ * {@link StatsSession}, and the request goes on to that handshake.
+ *
+ * <p>Ownership: the request is borrowed from the gate (which releases it); an accepted upgrade is
+ * passed on with a reference of its own.
+ */
+public final class StatsSocketEndpoint implements HttpEndpoint {
+
+    public static final String PATH = "/ws";
+    /** Largest message a stats client may send; requests are a word or two ("-" in the original). */
+    static final int MAX_REQUEST_BYTES = 4096;
+
+    private final StatsService service;
+    private final WebSocketServerProtocolConfig wsConfig;
+    private final int missedPingsBeforeClose;
+
+    public StatsSocketEndpoint(StatsService service, ServerConfig config) {
+        this.service = requireNonNull(service, "service");
+        this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
+                // The gate has already chosen this path; accept whatever query string came with it.
+                .websocketPath("/")
+                .checkStartsWith(true)
+                .subprotocols(String.join(",", config.subprotocols()))
+                .handshakeTimeoutMillis(config.handshakeTimeout().toMillis())
+                .forceCloseTimeoutMillis(1000)
+                .handleCloseFrames(true)
+                .dropPongFrames(true)
+                .decoderConfig(WebSocketDecoderConfig.newBuilder()
+                        .maxFramePayloadLength(MAX_REQUEST_BYTES)
+                        .expectMaskedFrames(true)
+                        .allowExtensions(false)
+                        .closeOnProtocolViolation(true)
+                        .withUTF8Validator(true)
+                        .build())
+                .build();
+        long pingMillis = config.pingInterval().toMillis();
+        this.missedPingsBeforeClose = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
+    }
+
+    @Override
+    public void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (!UpgradeGate.isWebSocketUpgrade(request)) {
+            HttpResponses.error(ctx, HttpResponseStatus.UPGRADE_REQUIRED,
+                    "the statistics socket is a WebSocket; open /stats in a browser for the page");
+            return;
+        }
+        if (!HttpMethod.GET.equals(request.method())) {
+            HttpResponses.error(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "a WebSocket upgrade must be a GET");
+            return;
+        }
+        StatsFormat format;
+        try {
+            format = StatsFormat.of(new QueryStringDecoder(request.uri()).parameters().get(StatsFormat.PARAMETER));
+        } catch (IllegalArgumentException e) {
+            HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+            return;
+        }
+        ChannelPipeline p = ctx.pipeline();
+        // Everything after the gate was assembled for a relay connection; a stats socket needs its own.
+        while (p.last() != ctx.handler()) {
+            p.removeLast();
+        }
+        p.addLast("stats-protocol", new WebSocketServerProtocolHandler(wsConfig));
+        p.addLast("stats-session", new StatsSession(service, format, missedPingsBeforeClose));
+        p.remove(ctx.handler());
+        ctx.fireChannelRead(request.retain());
+    }
+}

@@ -1,0 +1,52 @@
+package dev.crossbar.server.transport;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.http.HandshakeFailures;
+import dev.crossbar.server.http.HttpEndpoint;
+import dev.crossbar.server.http.UpgradeGate;
+import dev.crossbar.server.session.HandshakeTimeout;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Assembles the pipeline of a connection to the admin address ({@code --admin-listen}), which
+ * serves the reserved endpoints and no topics:
+ *
+ * <pre>
+ *  socket → handshake-timeout → idle → http-codec → http-aggregator → upgrade-gate (endpoints only)
+ * </pre>
+ *
+ * The stats socket endpoint adds its own WebSocket handlers behind the gate when it accepts an upgrade.
+ */
+public final class AdminInitializer extends ChannelInitializer<SocketChannel> {
+
+    private final ServerConfig config;
+    private final Map<String, HttpEndpoint> endpoints;
+    private final HandshakeFailures failures;
+
+    public AdminInitializer(ServerConfig config, Map<String, HttpEndpoint> endpoints, HandshakeFailures failures) {
+        this.config = requireNonNull(config, "config");
+        this.endpoints = Map.copyOf(endpoints);
+        this.failures = requireNonNull(failures, "failures");
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis(), failures));
+        p.addLast("idle", new IdleStateHandler(false, config.pingInterval().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        p.addLast("http-codec", new HttpServerCodec(CrossbarInitializer.MAX_UPGRADE_REQUEST_BYTES,
+                CrossbarInitializer.MAX_HEADER_BYTES, 8192));
+        p.addLast("http-aggregator", new HttpObjectAggregator(CrossbarInitializer.MAX_UPGRADE_REQUEST_BYTES));
+        p.addLast("upgrade-gate", new UpgradeGate(null, endpoints, failures, config.trustForwardedFor(), Set.of(), null));
+    }
+}

@@ -1,0 +1,57 @@
+package dev.crossbar.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.server.ServerConfig;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The statistics flags: defaults are the documented constants, bad values name themselves. */
+class StatsFlagsTest {
+
+    private static ServerConfig parse(String... args) {
+        CrossbarCommand cmd = new CrossbarCommand();
+        new CommandLine(cmd).parseArgs(args);
+        return cmd.toConfig();
+    }
+
+    @Test
+    void defaults() {
+        ServerConfig c = parse("--listen", "127.0.0.1:8080");
+        assertEquals(ServerConfig.DEFAULT_STATS_INTERVAL, c.statsInterval());
+        assertEquals(Duration.ofSeconds(5), c.statsInterval());
+        assertEquals(ServerConfig.DEFAULT_TRUST_FORWARDED_FOR, c.trustForwardedFor());
+        assertFalse(c.trustForwardedFor());
+        assertNull(c.adminListen());
+        assertEquals(ServerConfig.defaults().statsInterval(), c.statsInterval());
+    }
+
+    @Test
+    void flags() {
+        ServerConfig c = parse("--listen", "127.0.0.1:8080", "--stats-interval", "2s", "--trust-forwarded-for",
+                "--admin-listen", "127.0.0.1:9090");
+        assertEquals(Duration.ofSeconds(2), c.statsInterval());
+        assertTrue(c.trustForwardedFor());
+        assertEquals(9090, c.adminListen().getPort());
+        assertEquals("127.0.0.1", c.adminListen().getHostString());
+    }
+
+    @Test
+    void badValuesNameTheValueAndTheExpectation() {
+        IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class,
+                () -> parse("--stats-interval", "50ms"));
+        assertEquals("statsInterval: PT0.05S (expected: >= PT0.1S)", tooShort.getMessage());
+        IllegalArgumentException badAdmin = assertThrows(IllegalArgumentException.class,
+                () -> parse("--admin-listen", "nowhere"));
+        assertTrue(badAdmin.getMessage().startsWith("adminListen: 'nowhere' (expected: host:port"), badAdmin.getMessage());
+        IllegalArgumentException same = assertThrows(IllegalArgumentException.class,
+                () -> parse("--listen", "127.0.0.1:8080", "--admin-listen", "127.0.0.1:8080"));
+        assertEquals("adminListen: 127.0.0.1:8080 (expected: an address other than listen)", same.getMessage());
+        assertEquals(2, Main.run("--stats-interval", "1ms"), "a bad flag exits 2 with one line");
+    }
+}
