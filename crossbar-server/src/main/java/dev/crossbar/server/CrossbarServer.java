@@ -4,10 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.session.CloseCodes;
 import dev.crossbar.server.transport.CrossbarInitializer;
+import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -47,6 +50,10 @@ public final class CrossbarServer implements AutoCloseable {
     private final ChannelGroup sessions = new DefaultChannelGroup("sessions", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
     private Channel serverChannel;
+    /** The served certificate, or null without TLS. */
+    private ServerTlsContext tls;
+    /** Token checks and revocations, or null when access control is off. */
+    private final AccessControl access;
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
@@ -56,6 +63,7 @@ public final class CrossbarServer implements AutoCloseable {
         this.workerGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), new DefaultThreadFactory("crossbar-io"),
                 transport.ioHandlerFactory());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
+        this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
     }
 
     /**
@@ -78,6 +86,16 @@ public final class CrossbarServer implements AutoCloseable {
     private void bind() {
         Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>();
         endpoints.put(HealthEndpoint.PATH, HealthEndpoint.INSTANCE);
+        if (access != null) {
+            endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
+        }
+        if (config.tls().enabled()) {
+            try {
+                tls = ServerTlsContext.start(config.tls());
+            } catch (IllegalStateException e) {
+                throw new StartException(e.getMessage(), e);
+            }
+        }
 
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -87,7 +105,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
-                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints));
+                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, tls, access));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -97,6 +115,13 @@ public final class CrossbarServer implements AutoCloseable {
         }
         log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes)",
                 describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes());
+        if (tls != null) {
+            log.info("TLS on ({}): wss:// and https:// only; certificate {} expires {}", tls.providerName(),
+                    tls.certificate().getSubjectX500Principal().getName(), tls.certificate().getNotAfter().toInstant());
+        }
+        if (access != null) {
+            log.info("Access control on: {}", config.auth());
+        }
     }
 
     private static InetSocketAddress resolve(InetSocketAddress listen) {
@@ -134,6 +159,21 @@ public final class CrossbarServer implements AutoCloseable {
         return router;
     }
 
+    /** Access control, or null when tokens are off. */
+    public AccessControl access() {
+        return access;
+    }
+
+    /** The served TLS certificate, or null without TLS. */
+    public ServerTlsContext tls() {
+        return tls;
+    }
+
+    /** Reloads the TLS certificate now (SIGHUP); live connections keep theirs. False if none or it failed. */
+    public boolean reloadTls() {
+        return tls != null && tls.reload();
+    }
+
     /** Live WebSocket connections. */
     public int connections() {
         return sessions.size();
@@ -167,6 +207,9 @@ public final class CrossbarServer implements AutoCloseable {
     }
 
     private void shutdownGroups() {
+        if (tls != null) {
+            tls.close();
+        }
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         bossGroup.terminationFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);

@@ -2,6 +2,8 @@ package dev.crossbar.server;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.server.auth.AuthConfig;
+import dev.crossbar.server.tls.TlsConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -41,6 +43,8 @@ public final class ServerConfig {
     private final SlowConsumerPolicy slowConsumerPolicy;
     private final Duration slowConsumerGrace;
     private final Duration shutdownGrace;
+    private final AuthConfig auth;
+    private final TlsConfig tls;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -75,6 +79,8 @@ public final class ServerConfig {
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
         }
+        this.auth = requireNonNull(b.auth, "auth");
+        this.tls = requireNonNull(b.tls, "tls");
     }
 
     public static Builder builder() {
@@ -188,6 +194,16 @@ public final class ServerConfig {
         return shutdownGrace;
     }
 
+    /** Access control (tokens); {@link AuthConfig#DISABLED} by default, as in the original crossbar. */
+    public AuthConfig auth() {
+        return auth;
+    }
+
+    /** TLS for wss:// and https://; {@link TlsConfig#DISABLED} by default. */
+    public TlsConfig tls() {
+        return tls;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -204,6 +220,8 @@ public final class ServerConfig {
         private SlowConsumerPolicy slowConsumerPolicy = DEFAULT_SLOW_CONSUMER_POLICY;
         private Duration slowConsumerGrace = DEFAULT_SLOW_CONSUMER_GRACE;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+        private AuthConfig auth = AuthConfig.DISABLED;
+        private TlsConfig tls = TlsConfig.DISABLED;
 
         private Builder() {
         }
@@ -223,6 +241,8 @@ public final class ServerConfig {
             slowConsumerPolicy = c.slowConsumerPolicy;
             slowConsumerGrace = c.slowConsumerGrace;
             shutdownGrace = c.shutdownGrace;
+            auth = c.auth;
+            tls = c.tls;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -297,6 +317,16 @@ public final class ServerConfig {
 
         public Builder shutdownGrace(Duration v) {
             shutdownGrace = v;
+            return this;
+        }
+
+        public Builder auth(AuthConfig v) {
+            auth = v;
+            return this;
+        }
+
+        public Builder tls(TlsConfig v) {
+            tls = v;
             return this;
         }
 

@@ -9,6 +9,7 @@ import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.topic.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.server.SlowConsumerPolicy;
+import dev.crossbar.server.auth.Permit;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelFutureListener;
@@ -73,6 +74,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private boolean needsFlush;
     private int idleIntervals;
     private ScheduledFuture<?> slowTimer;
+    /** What this connection's token allows; null when access control is off. */
+    private Permit permit;
     /** Sizes of large messages written and not yet sent, oldest first; touched only on the loop. */
     private final ArrayDeque<Integer> largeInFlight = new ArrayDeque<>();
     private final ChannelFutureListener largeWritten = f -> largeInFlight.pollFirst();
@@ -103,6 +106,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     }
 
     private void joined(ChannelHandlerContext ctx) {
+        permit = ctx.channel().attr(Permit.KEY).get();
         if (ctx.pipeline().get(HandshakeTimeout.class) != null) {
             ctx.pipeline().remove(HandshakeTimeout.class);
         }
@@ -191,9 +195,14 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     }
 
     @Override
+    public boolean maySend() {
+        return permit == null || permit.maySend();
+    }
+
+    @Override
     public boolean deliver(PreparedFrame frame) {
         Channel ch = ctx.channel();
-        if (!ch.isActive()) {
+        if (!ch.isActive() || (permit != null && !permit.mayReceive())) {
             return false;
         }
         int length = frame.frameLength();
@@ -266,7 +275,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     }
 
     /** Closing handshake from the server side, bounded in time whatever the client does. */
-    static void closeChannel(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
+    public static void closeChannel(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
         Channel ch = ctx.channel();
         if (!ch.isActive()) {
             return;

@@ -5,11 +5,18 @@ import static java.util.Objects.requireNonNull;
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.AccessEnforcer;
+import dev.crossbar.server.auth.AdminGuard;
+import dev.crossbar.server.auth.AuthGate;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.session.HandshakeTimeout;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
+import dev.crossbar.server.tls.ServerTlsContext;
+import dev.crossbar.server.tls.TlsDetector;
+import dev.crossbar.server.tls.TlsErrors;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -31,6 +38,17 @@ import java.util.concurrent.TimeUnit;
  *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → assembler → session
  * </pre>
  *
+ * With TLS, {@code tls-detect} (replaced by the SslHandler, {@code tls}) and {@code tls-errors} come
+ * first. With access control, {@code admin-guard} protects reserved paths before the upgrade gate,
+ * {@code auth-gate} checks the token between the gate and the handshake, and {@code access} holds
+ * the connection to its permit between the assembler and the session:
+ *
+ * <pre>
+ *  socket → [tls-detect → tls-errors] → handshake-timeout → idle → http-codec → http-aggregator
+ *         → [admin-guard] → upgrade-gate → [auth-gate] → ws-protocol → assembler
+ *         → [first-message-auth] → [access] → session
+ * </pre>
+ *
  * After the upgrade Netty swaps the HTTP codec for the WebSocket frame codec, the gate removes
  * itself, and the session removes the handshake timeout.
  */
@@ -46,9 +64,25 @@ public final class CrossbarInitializer extends ChannelInitializer<SocketChannel>
     private final RouteParser routes;
     private final Map<String, HttpEndpoint> endpoints;
     private final WebSocketServerProtocolConfig wsConfig;
+    private final ServerTlsContext tls;
+    private final AccessControl access;
+    private final AdminGuard adminGuard;
 
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
                                Map<String, HttpEndpoint> endpoints) {
+        this(config, router, sessions, endpoints, null, null);
+    }
+
+    /**
+     * @param tls    the current server certificate, or null for plain ws:// and http://
+     * @param access access control, or null when tokens are off
+     */
+    public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
+                               Map<String, HttpEndpoint> endpoints, ServerTlsContext tls, AccessControl access) {
+        this.tls = tls;
+        this.access = access;
+        this.adminGuard = access == null || access.config().adminPaths().isEmpty()
+                ? null : new AdminGuard(access, access.config().adminPaths());
         this.config = requireNonNull(config, "config");
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
@@ -78,13 +112,26 @@ public final class CrossbarInitializer extends ChannelInitializer<SocketChannel>
         long pingMillis = config.pingInterval().toMillis();
         int missedPings = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
         ChannelPipeline p = ch.pipeline();
+        if (tls != null) {
+            p.addLast("tls-detect", new TlsDetector(tls));
+            p.addLast("tls-errors", TlsErrors.INSTANCE);
+        }
         p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis()));
         p.addLast("idle", new IdleStateHandler(false, pingMillis, 0, 0, TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
+        if (adminGuard != null) {
+            p.addLast("admin-guard", adminGuard);
+        }
         p.addLast("upgrade-gate", new UpgradeGate(routes, endpoints));
+        if (access != null) {
+            p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
+        }
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
+        if (access != null) {
+            p.addLast("access", new AccessEnforcer(access));
+        }
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(), config.slowConsumerPolicy(),
                 config.slowConsumerGrace().toMillis(), missedPings));
     }
