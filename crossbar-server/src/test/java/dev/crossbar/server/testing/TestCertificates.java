@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
-import java.security.KeyPairGenerator;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -39,30 +38,46 @@ public final class TestCertificates {
 
         /** A client TLS context that trusts this certificate only. */
         public SSLContext clientContext() {
-            try {
-                KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-                ks.load(null, null);
-                ks.setCertificateEntry("relay", certificate);
-                TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-                tmf.init(ks);
-                SSLContext ctx = SSLContext.getInstance("TLS");
-                ctx.init(null, tmf.getTrustManagers(), null);
-                return ctx;
-            } catch (GeneralSecurityException | IOException e) {
-                throw new AssertionError(e);
+            return trusting(certificate);
+        }
+    }
+
+    /** A client TLS context that trusts exactly {@code certificates}. */
+    public static SSLContext trusting(X509Certificate... certificates) {
+        try {
+            KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
+            ks.load(null, null);
+            for (int i = 0; i < certificates.length; i++) {
+                ks.setCertificateEntry("relay" + i, certificates[i]);
             }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(ks);
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, tmf.getTrustManagers(), null);
+            return ctx;
+        } catch (GeneralSecurityException | IOException e) {
+            throw new AssertionError(e);
         }
     }
 
     private TestCertificates() {
     }
 
-    /** An RSA-2048 certificate for {@code cn}, written to {@code dir/name.crt} and {@code dir/name.key}. */
+    /**
+     * An EC P-256 certificate for {@code cn}, written to {@code dir/name.crt} and {@code dir/name.key}.
+     * EC because its key is made in milliseconds; an RSA key takes seconds on a small machine.
+     */
     public static Issued issue(Path dir, String name, String cn) {
+        return issue(dir, name, cn, Tokens.ecKeyPair(), "SHA256withECDSA");
+    }
+
+    /** As {@link #issue(Path, String, String)} with an RSA-2048 key, the most common kind of server key. */
+    public static Issued issueRsa(Path dir, String name, String cn) {
+        return issue(dir, name, cn, Tokens.rsaKeyPair(), "SHA256withRSA");
+    }
+
+    private static Issued issue(Path dir, String name, String cn, KeyPair keys, String signature) {
         try {
-            KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
-            g.initialize(2048);
-            KeyPair keys = g.generateKeyPair();
             Instant now = Instant.now();
             X500Name subject = new X500Name("CN=" + cn);
             X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(subject,
@@ -74,7 +89,7 @@ public final class TestCertificates {
                     new GeneralName(GeneralName.dNSName, "localhost")}));
             b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
             X509Certificate cert = new JcaX509CertificateConverter().getCertificate(
-                    b.build(new JcaContentSignerBuilder("SHA256withRSA").build(keys.getPrivate())));
+                    b.build(new JcaContentSignerBuilder(signature).build(keys.getPrivate())));
             Path certFile = dir.resolve(name + ".crt");
             Path keyFile = dir.resolve(name + ".key");
             Files.writeString(certFile, pem(cert));

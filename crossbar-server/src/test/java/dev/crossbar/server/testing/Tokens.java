@@ -98,13 +98,31 @@ public final class Tokens {
         return jwt.serialize();
     }
 
+    /** One RSA-2048 key pair per test JVM: making one takes seconds on a small machine. */
     public static KeyPair rsaKeyPair() {
-        try {
-            KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
-            g.initialize(2048);
-            return g.generateKeyPair();
-        } catch (java.security.GeneralSecurityException e) {
-            throw new AssertionError(e);
+        return RsaHolder.KEYS;
+    }
+
+    /** A second RSA key pair, for "signed by someone else". */
+    public static KeyPair otherRsaKeyPair() {
+        return OtherRsaHolder.KEYS;
+    }
+
+    private static final class OtherRsaHolder {
+        static final KeyPair KEYS = RsaHolder.newRsa();
+    }
+
+    private static final class RsaHolder {
+        static final KeyPair KEYS = newRsa();
+
+        private static KeyPair newRsa() {
+            try {
+                KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+                g.initialize(2048);
+                return g.generateKeyPair();
+            } catch (java.security.GeneralSecurityException e) {
+                throw new AssertionError(e);
+            }
         }
     }
 
