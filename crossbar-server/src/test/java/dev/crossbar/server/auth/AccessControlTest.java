@@ -149,6 +149,7 @@ class AccessControlTest {
         // The topic claim is compared after the relay's own normalisation.
         try (JdkClient c = JdkClient.connectWithToken(relay.ws("/in/a"), Tokens.hs256("/in//a/", "write"))) {
             awaitMembers(1);
+            assertFalse(c.closeCode.isDone());
         }
     }
 

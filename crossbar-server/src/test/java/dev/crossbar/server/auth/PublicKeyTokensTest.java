@@ -2,6 +2,7 @@ package dev.crossbar.server.auth;
 
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -76,6 +77,7 @@ class PublicKeyTokensTest {
         try (CrossbarServer server = start(VerificationKeys.readPublicKeyPem(file))) {
             try (JdkClient ok = JdkClient.connectWithToken(ws(server, "/out/cam"), Tokens.rs256(rsa, null, claims))) {
                 await("joined", Duration.ofSeconds(5), () -> server.connections() == 1);
+                assertFalse(ok.closeCode.isDone());
             }
             // The classic confusion: HS256 with the (public) key as the HMAC secret.
             assert401(upgrade(server, Tokens.hs256WithSecret(claims, publicPem)), "algorithm HS256 not accepted (expected: RS256)");
@@ -99,6 +101,7 @@ class PublicKeyTokensTest {
             try (JdkClient a = JdkClient.connectWithToken(ws(server, "/out/cam"), Tokens.es256(ec, "ec-1", claims));
                  JdkClient b = JdkClient.connectWithToken(ws(server, "/out/cam"), Tokens.rs256(rsa, "rsa-1", claims))) {
                 await("joined", Duration.ofSeconds(5), () -> server.connections() == 2);
+                assertFalse(a.closeCode.isDone() || b.closeCode.isDone());
             }
             assert401(upgrade(server, Tokens.es256(ec, "unknown", claims)), "no key of this relay matches the token (check kid and typ)");
             assert401(upgrade(server, Tokens.es256(Tokens.ecKeyPair(), "ec-1", claims)), "bad signature");
