@@ -46,6 +46,8 @@ import javax.net.ssl.SSLSocketFactory;
  */
 public final class AuthTlsProbe {
 
+    private static final io.netty.util.AttributeKey<Runnable> PUMP = io.netty.util.AttributeKey.valueOf("pump");
+
     private AuthTlsProbe() {
     }
 
@@ -78,7 +80,9 @@ public final class AuthTlsProbe {
                 + "Sec-WebSocket-Version: 13\r\n" + (token == null ? "" : "Authorization: Bearer " + token + "\r\n")
                 + "\r\n").getBytes(StandardCharsets.US_ASCII);
         AtomicLong ok = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
         AtomicLong failed = new AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<String> firstError = new java.util.concurrent.atomic.AtomicReference<>();
         long warmupEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         long end = warmupEnd + TimeUnit.SECONDS.toNanos(seconds);
         Thread[] workers = new Thread[threads];
@@ -95,14 +99,16 @@ public final class AuthTlsProbe {
                         out.flush();
                         InputStream in = s.getInputStream();
                         int n = in.read(buf);
-                        boolean upgraded = n > 12 && new String(buf, 0, 12, StandardCharsets.US_ASCII).equals("HTTP/1.1 101");
+                        String status = n >= 12 ? new String(buf, 0, 12, StandardCharsets.US_ASCII) : "";
                         if (counted) {
-                            (upgraded ? ok : failed).incrementAndGet();
+                            (status.equals("HTTP/1.1 101") ? ok : status.startsWith("HTTP/1.1 4") ? refused : failed)
+                                    .incrementAndGet();
                         }
                         // Close frame (masked, empty) then go: a polite client leaving.
                         out.write(new byte[] {(byte) 0x88, (byte) 0x80, 1, 2, 3, 4});
                         out.flush();
                     } catch (Exception e) {
+                        firstError.compareAndSet(null, e.toString());
                         if (counted) {
                             failed.incrementAndGet();
                         }
@@ -114,8 +120,9 @@ public final class AuthTlsProbe {
         for (Thread w : workers) {
             w.join();
         }
-        System.out.printf("handshakes %s token=%s threads=%d: %.0f/s upgraded, %d failed%n", uri, token != null, threads,
-                ok.get() / (double) seconds, failed.get());
+        System.out.printf("handshakes %s token=%s threads=%d: %.0f/s upgraded (101), %.0f/s refused (4xx), %d failed%s%n",
+                uri, token != null, threads, ok.get() / (double) seconds, refused.get() / (double) seconds, failed.get(),
+                firstError.get() == null ? "" : " (first: " + firstError.get() + ")");
     }
 
     private static SSLContext trustAll() throws Exception {
@@ -125,7 +132,7 @@ public final class AuthTlsProbe {
     }
 
     private static void throughput(String base, int seconds, int size, String pubToken, String subToken) throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         try {
             boolean tls = base.startsWith("wss");
             SslContext ssl = tls ? SslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE).build() : null;
@@ -138,21 +145,20 @@ public final class AuthTlsProbe {
             long end = start + TimeUnit.SECONDS.toNanos(seconds);
             long startBytes = received.get();
             CompletableFuture<Void> done = new CompletableFuture<>();
-            pub.eventLoop().execute(new Runnable() {
-                @Override
-                public void run() {
-                    if (System.nanoTime() > end) {
-                        done.complete(null);
-                        return;
-                    }
-                    // Keep the publisher's socket busy without queueing without bound.
-                    while (pub.isWritable()) {
-                        pub.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(payload)), pub.voidPromise());
-                    }
-                    pub.flush();
-                    pub.eventLoop().schedule(this, 1, TimeUnit.MILLISECONDS);
+            // Write while the socket takes it, resume when it drains: the publisher is never the limit.
+            Runnable pump = () -> {
+                if (System.nanoTime() > end) {
+                    done.complete(null);
+                    return;
                 }
-            });
+                while (pub.isWritable()) {
+                    pub.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(payload)), pub.voidPromise());
+                }
+                pub.flush();
+            };
+            pub.attr(PUMP).set(pump);
+            pub.eventLoop().execute(pump);
+            pub.eventLoop().scheduleAtFixedRate(pump, 100, 100, TimeUnit.MILLISECONDS);
             done.get(seconds + 10L, TimeUnit.SECONDS);
             long bytes = received.get() - startBytes;
             double secs = (System.nanoTime() - start) / 1e9;
@@ -176,6 +182,8 @@ public final class AuthTlsProbe {
                 .webSocketUri(uri).customHeaders(headers).maxFramePayloadLength(16 * 1024 * 1024)
                 .handshakeTimeoutMillis(5000).build();
         Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(io.netty.channel.ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new io.netty.channel.WriteBufferWaterMark(512 * 1024, 1024 * 1024))
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel c) {
@@ -191,6 +199,15 @@ public final class AuthTlsProbe {
                                             handshake.complete(null);
                                         }
                                         ctx.fireUserEventTriggered(evt);
+                                    }
+
+                                    @Override
+                                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                                        Runnable pump = ctx.channel().attr(PUMP).get();
+                                        if (pump != null && ctx.channel().isWritable()) {
+                                            pump.run();
+                                        }
+                                        ctx.fireChannelWritabilityChanged();
                                     }
 
                                     @Override
