@@ -151,8 +151,12 @@ public final class VerificationKeys {
                 throw new IllegalArgumentException("auth public key: " + file
                         + " (expected: PEM with BEGIN PUBLIC KEY or BEGIN CERTIFICATE)");
             }
-            X509EncodedKeySpec spec = new X509EncodedKeySpec(
-                    Base64.getMimeDecoder().decode(pem.substring(b + begin.length(), e)));
+            X509EncodedKeySpec spec;
+            try {
+                spec = new X509EncodedKeySpec(Base64.getMimeDecoder().decode(pem.substring(b + begin.length(), e)));
+            } catch (IllegalArgumentException notBase64) {
+                throw new IllegalArgumentException("auth public key: " + file + " is not valid PEM (" + notBase64.getMessage() + ")");
+            }
             for (String alg : List.of("RSA", "EC")) {
                 try {
                     return KeyFactory.getInstance(alg).generatePublic(spec);

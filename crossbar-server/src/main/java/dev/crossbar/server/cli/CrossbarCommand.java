@@ -209,7 +209,8 @@ public final class CrossbarCommand implements Callable<Integer> {
                 keys = VerificationKeys.hmac(secret.getBytes(StandardCharsets.UTF_8));
             }
         }
-        if (keys == null && !authFirstMessage && !statsRequireAdmin) {
+        if (keys == null && !authFirstMessage && !statsRequireAdmin && authAudience == null) {
+            // An audience from the environment alone (a leftover of the original's setup) is ignored.
             return AuthConfig.DISABLED;
         }
         return AuthConfig.builder()

@@ -62,7 +62,7 @@ public final class ServerTlsContext implements Supplier<SslContext>, AutoCloseab
         this.current = first;
         this.poller = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("crossbar-tls-reload", true));
         long interval = config.reloadInterval().toMillis();
-        poller.scheduleWithFixedDelay(this::reloadIfChanged, interval, interval, TimeUnit.MILLISECONDS);
+        poller.scheduleWithFixedDelay(this::check, interval, interval, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -153,6 +153,15 @@ public final class ServerTlsContext implements Supplier<SslContext>, AutoCloseab
     /** "openssl" or "jdk". */
     public String providerName() {
         return provider == SslProvider.JDK ? "jdk" : "openssl";
+    }
+
+    /** The periodic check; anything it throws is logged, since a throwing task would never run again. */
+    private void check() {
+        try {
+            reloadIfChanged();
+        } catch (Throwable t) {
+            log.warn("TLS certificate check failed; will check again: {}", t.toString());
+        }
     }
 
     /** Reloads if the files changed since the last load; returns whether a new certificate is served. */

@@ -90,6 +90,11 @@ class AuthTlsFlagsTest {
         IllegalArgumentException noKey = assertThrows(IllegalArgumentException.class,
                 () -> parse("--stats-require-admin").toConfig());
         assertTrue(noKey.getMessage().startsWith("auth: no key configured"), noKey.getMessage());
+        IllegalArgumentException audienceOnly = assertThrows(IllegalArgumentException.class,
+                () -> parse("--auth-audience", "wss://relay.test").toConfig());
+        assertTrue(audienceOnly.getMessage().startsWith("auth: no key configured"), audienceOnly.getMessage());
+        assertFalse(parse(Map.of("CROSSBAR_AUDIENCE", "https://old")).toConfig().auth().enabled(),
+                "an audience left in the environment alone does not turn access control on");
         IllegalArgumentException certOnly = assertThrows(IllegalArgumentException.class,
                 () -> parse("--tls-cert", "a.pem").toConfig());
         assertEquals("--tls-cert given alone (expected: both --tls-cert and --tls-key)", certOnly.getMessage());
