@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
@@ -17,6 +19,7 @@ import dev.crossbar.server.stats.StatsService;
 import dev.crossbar.server.stats.StatsSocketEndpoint;
 import dev.crossbar.server.transport.AdminInitializer;
 import dev.crossbar.server.transport.CrossbarInitializer;
+import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -64,6 +67,10 @@ public final class CrossbarServer implements AutoCloseable {
     private final RelayMetrics metrics;
     private Channel serverChannel;
     private Channel adminChannel;
+    /** The served certificate, or null without TLS. */
+    private ServerTlsContext tls;
+    /** Token checks and revocations, or null when access control is off. */
+    private final AccessControl access;
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
@@ -77,6 +84,7 @@ public final class CrossbarServer implements AutoCloseable {
         this.router = new Router(topics, config.maxLoopBacklogBytes());
         this.stats = new StatsService(topics, config.statsInterval(), adminExecutor);
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
+        this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
     }
 
     /**
@@ -108,6 +116,16 @@ public final class CrossbarServer implements AutoCloseable {
             // Moved to the admin address, but still reserved here: never a topic.
             endpoints.replaceAll((path, e) -> e == HealthEndpoint.INSTANCE ? e : ServedElsewhereEndpoint.INSTANCE);
         }
+        if (access != null) {
+            endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
+        }
+        if (config.tls().enabled()) {
+            try {
+                tls = ServerTlsContext.start(config.tls());
+            } catch (IllegalStateException e) {
+                throw new StartException(e.getMessage(), e);
+            }
+        }
 
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -117,7 +135,8 @@ public final class CrossbarServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
-                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures));
+                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures,
+                        tls, access));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -127,6 +146,13 @@ public final class CrossbarServer implements AutoCloseable {
         }
         log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes)",
                 describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes());
+        if (tls != null) {
+            log.info("TLS on ({}): wss:// and https:// only; certificate {} expires {}", tls.providerName(),
+                    tls.certificate().getSubjectX500Principal().getName(), tls.certificate().getNotAfter().toInstant());
+        }
+        if (access != null) {
+            log.info("Access control on: {}", config.auth());
+        }
         if (config.adminListen() != null) {
             bindAdmin(admin);
         }
@@ -209,6 +235,21 @@ public final class CrossbarServer implements AutoCloseable {
         return handshakeFailures;
     }
 
+    /** Access control, or null when tokens are off. */
+    public AccessControl access() {
+        return access;
+    }
+
+    /** The served TLS certificate, or null without TLS. */
+    public ServerTlsContext tls() {
+        return tls;
+    }
+
+    /** Reloads the TLS certificate now (SIGHUP); live connections keep theirs. False if none or it failed. */
+    public boolean reloadTls() {
+        return tls != null && tls.reload();
+    }
+
     /** Live WebSocket connections. */
     public int connections() {
         return sessions.size();
@@ -247,6 +288,9 @@ public final class CrossbarServer implements AutoCloseable {
     }
 
     private void shutdownGroups() {
+        if (tls != null) {
+            tls.close();
+        }
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         adminExecutor.shutdownGracefully(0, 1, TimeUnit.SECONDS);

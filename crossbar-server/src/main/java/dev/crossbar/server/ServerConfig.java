@@ -2,6 +2,8 @@ package dev.crossbar.server;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.server.auth.AuthConfig;
+import dev.crossbar.server.tls.TlsConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -62,6 +64,8 @@ public final class ServerConfig {
     private final Duration statsInterval;
     private final boolean trustForwardedFor;
     private final InetSocketAddress adminListen;
+    private final AuthConfig auth;
+    private final TlsConfig tls;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -117,6 +121,8 @@ public final class ServerConfig {
             throw new IllegalArgumentException("adminListen: " + adminListen.getHostString() + ":" + adminListen.getPort()
                     + " (expected: an address other than listen)");
         }
+        this.auth = requireNonNull(b.auth, "auth");
+        this.tls = requireNonNull(b.tls, "tls");
     }
 
     public static Builder builder() {
@@ -265,6 +271,16 @@ public final class ServerConfig {
         return adminListen;
     }
 
+    /** Access control (tokens); {@link AuthConfig#DISABLED} by default, as in the original crossbar. */
+    public AuthConfig auth() {
+        return auth;
+    }
+
+    /** TLS for wss:// and https://; {@link TlsConfig#DISABLED} by default. */
+    public TlsConfig tls() {
+        return tls;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -288,6 +304,8 @@ public final class ServerConfig {
         private Duration statsInterval = DEFAULT_STATS_INTERVAL;
         private boolean trustForwardedFor = DEFAULT_TRUST_FORWARDED_FOR;
         private InetSocketAddress adminListen;
+        private AuthConfig auth = AuthConfig.DISABLED;
+        private TlsConfig tls = TlsConfig.DISABLED;
 
         private Builder() {
         }
@@ -314,6 +332,8 @@ public final class ServerConfig {
             statsInterval = c.statsInterval;
             trustForwardedFor = c.trustForwardedFor;
             adminListen = c.adminListen;
+            auth = c.auth;
+            tls = c.tls;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -435,6 +455,16 @@ public final class ServerConfig {
                 throw new IllegalArgumentException("adminListen: '" + hostPort
                         + "' (expected: host:port with a port 0-65535, e.g. 127.0.0.1:9090)", e);
             }
+            return this;
+        }
+
+        public Builder auth(AuthConfig v) {
+            auth = v;
+            return this;
+        }
+
+        public Builder tls(TlsConfig v) {
+            tls = v;
             return this;
         }
 

@@ -16,8 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Moves a message from its sender to the receivers of its topic.
  *
- * <p>Per message: the schema decides whether the sender may send; the frame is built once
- * ({@link PreparedFrame}); each event loop with receivers gets one queued delivery
+ * <p>Per message: the schema, and then the sender's access ({@link Member#maySend()}), decide
+ * whether the sender may send; the frame is built once ({@link PreparedFrame}); each event loop with receivers gets one queued delivery
  * ({@link LoopQueue}); each receiver writes a {@code retainedDuplicate()} on its own loop. The
  * original reference is released exactly once, here, when the deliveries are queued.
  */
@@ -66,7 +66,7 @@ public final class Router {
         ConnectionStats stats = sender.stats();
         stats.recordIn(payload.readableBytes(), System.nanoTime());
         Route route = sender.route();
-        if (!route.canSend()) {
+        if (!route.canSend() || !sender.maySend()) {
             stats.recordRefused();
             payload.release();
             return;

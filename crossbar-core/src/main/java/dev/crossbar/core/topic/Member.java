@@ -21,6 +21,15 @@ public interface Member {
     ConnectionStats stats();
 
     /**
+     * Whether this connection may send now, beyond what its role allows: access control narrows it
+     * (a read-only token on an N:N topic, or a token that has expired). A refused message is
+     * dropped and counted like a 1:N subscriber's. Read on {@link #executor()} only.
+     */
+    default boolean maySend() {
+        return true;
+    }
+
+    /**
      * Writes one relayed message, without flushing. The frame is borrowed: an implementation that
      * keeps or writes it takes its own {@code retainedDuplicate()}. An implementation that cannot
      * take the whole message (its outbound buffer is over the bound) drops it and counts the drop.

@@ -19,6 +19,8 @@ final class RecordingMember implements Member {
     final AtomicInteger flushes = new AtomicInteger();
     final AtomicInteger wrongThread = new AtomicInteger();
     private boolean dirty;
+    /** What {@link #maySend()} answers, as access control would set it. */
+    volatile boolean maySend = true;
 
     RecordingMember(EventExecutor loop, Route route) {
         this.loop = loop;
@@ -38,6 +40,11 @@ final class RecordingMember implements Member {
     @Override
     public ConnectionStats stats() {
         return stats;
+    }
+
+    @Override
+    public boolean maySend() {
+        return maySend;
     }
 
     @Override

@@ -92,6 +92,24 @@ class RouterTest {
     }
 
     @Test
+    void aMemberThatMayNotSendIsRefusedAndCountedButStillReceives() throws Exception {
+        RecordingMember reader = new RecordingMember(loopA, parser.parse("/room"));
+        RecordingMember writer = new RecordingMember(loopB, parser.parse("/room"));
+        reader.maySend = false;
+        Topic topic = router.join(reader);
+        router.join(writer);
+
+        publishOnLoop(reader, topic, true, "dropped");
+        publishOnLoop(writer, topic, true, "relayed");
+        settle(loopA, loopB);
+
+        assertEquals(0, writer.received.size());
+        assertEquals(1, reader.received.size());
+        assertEquals(1, reader.stats.refused());
+        assertEquals(0, writer.stats.refused());
+    }
+
+    @Test
     void burstIsFlushedOncePerBatchNotOncePerMessage() throws Exception {
         RecordingMember pub = new RecordingMember(loopA, parser.parse("/in/burst"));
         RecordingMember sub = new RecordingMember(loopB, parser.parse("/out/burst"));

@@ -3,8 +3,16 @@ package dev.crossbar.server.cli;
 import dev.crossbar.server.CrossbarServer;
 import dev.crossbar.server.ServerConfig;
 import dev.crossbar.server.SlowConsumerPolicy;
+import dev.crossbar.server.auth.AuthConfig;
+import dev.crossbar.server.auth.VerificationKeys;
+import dev.crossbar.server.tls.TlsConfig;
+import dev.crossbar.server.tls.TlsProvider;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -100,6 +108,73 @@ public final class CrossbarCommand implements Callable<Integer> {
     @Option(names = "--admin-listen", paramLabel = "HOST:PORT",
             description = "Serve /stats, /ws, /metrics (and /healthz) on this address instead of the main one (default: on the main address).")
     String adminListen;
+    // ---- Access control (off unless a key is given) and TLS; see docs/operations.md ----
+
+    /** Environment variables holding the HS256 secret: ours, then the original crossbar's. */
+    static final List<String> SECRET_ENV = List.of("CROSSBAR_AUTH_SECRET", "CROSSBAR_SECRET");
+    /** Environment variables holding the audience: ours, then the original crossbar's. */
+    static final List<String> AUDIENCE_ENV = List.of("CROSSBAR_AUTH_AUDIENCE", "CROSSBAR_AUDIENCE");
+
+    @Option(names = "--auth-secret", paramLabel = "SECRET",
+            description = "HS256 shared secret (at least 32 bytes); turns access control on. Prefer the env "
+                    + "CROSSBAR_AUTH_SECRET or --auth-secret-file: a flag shows in the process list. Never logged.")
+    String authSecret;
+
+    @Option(names = "--auth-secret-file", paramLabel = "FILE",
+            description = "Read the HS256 secret from FILE (one trailing newline ignored).")
+    Path authSecretFile;
+
+    @Option(names = "--auth-public-key", paramLabel = "FILE",
+            description = "PEM public key or certificate: RSA (tokens signed RS256) or EC P-256 (ES256).")
+    Path authPublicKey;
+
+    @Option(names = "--auth-jwks", paramLabel = "FILE",
+            description = "JWKS file of RSA and P-256 public keys (RS256/ES256, chosen by kid).")
+    Path authJwks;
+
+    @Option(names = "--auth-audience", paramLabel = "URL",
+            description = "This relay's name in the tokens' aud claim, e.g. wss://relay.example.org "
+                    + "(env CROSSBAR_AUTH_AUDIENCE or CROSSBAR_AUDIENCE). Required with a key.")
+    String authAudience;
+
+    @Option(names = "--auth-clock-skew", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "30s", description = "Tolerance for exp and nbf; a connection lasts until exp plus this (default ${DEFAULT-VALUE}).")
+    Duration authClockSkew;
+
+    @Option(names = "--auth-first-message",
+            description = "Also accept, from a client that upgrades without a token, the token as its first "
+                    + "message, answered with {\"topic\",\"authorised\",\"reason\"} (the original crossbar's way; default off).")
+    boolean authFirstMessage;
+
+    @Option(names = "--auth-max-revocations", paramLabel = "N", defaultValue = "" + AuthConfig.DEFAULT_MAX_REVOCATIONS,
+            description = "Revoked jti/sid entries kept at once, each until its token would expire (default ${DEFAULT-VALUE}).")
+    int authMaxRevocations;
+
+    @Option(names = "--auth-revocation-ttl", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "24h", description = "How long a revocation is kept when the token's exp is unknown (default ${DEFAULT-VALUE}).")
+    Duration authRevocationTtl;
+
+    @Option(names = "--stats-require-admin",
+            description = "Serve /stats, /ws and /metrics only with a token carrying the admin scope (needs a key).")
+    boolean statsRequireAdmin;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "PEM certificate chain: serve wss:// and https:// (only) on the listen port. Reloaded when it changes.")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "PEM (PKCS#8) private key of --tls-cert.")
+    Path tlsKey;
+
+    @Option(names = "--tls-provider", paramLabel = "auto|openssl|jdk", defaultValue = "auto",
+            description = "auto: OpenSSL (BoringSSL) where available, else the JDK (default ${DEFAULT-VALUE}).")
+    String tlsProvider;
+
+    @Option(names = "--tls-reload-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "5s", description = "How often the certificate files are checked for a change; SIGHUP reloads at once (default ${DEFAULT-VALUE}).")
+    Duration tlsReloadInterval;
+
+    /** The process environment; replaced in tests. */
+    Map<String, String> env = System.getenv();
 
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
@@ -135,7 +210,79 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .statsInterval(statsInterval)
                 .trustForwardedFor(trustForwardedFor)
                 .adminListen(adminListen)
+                .auth(authConfig())
+                .tls(tlsConfig())
                 .build();
+    }
+
+    AuthConfig authConfig() {
+        List<String> given = new ArrayList<>();
+        VerificationKeys keys = null;
+        if (authSecret != null) {
+            given.add("--auth-secret");
+            keys = VerificationKeys.hmac(authSecret.getBytes(StandardCharsets.UTF_8));
+        }
+        if (authSecretFile != null) {
+            given.add("--auth-secret-file");
+            keys = VerificationKeys.readSecretFile(authSecretFile);
+        }
+        if (authPublicKey != null) {
+            given.add("--auth-public-key");
+            keys = VerificationKeys.readPublicKeyPem(authPublicKey);
+        }
+        if (authJwks != null) {
+            given.add("--auth-jwks");
+            keys = VerificationKeys.readJwks(authJwks);
+        }
+        if (given.size() > 1) {
+            throw new IllegalArgumentException(String.join(", ", given) + ": more than one key given (expected: one)");
+        }
+        if (keys == null) {
+            String secret = firstEnv(SECRET_ENV);
+            if (secret != null) {
+                keys = VerificationKeys.hmac(secret.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        if (keys == null && !authFirstMessage && !statsRequireAdmin && authAudience == null) {
+            // An audience from the environment alone (a leftover of the original's setup) is ignored.
+            return AuthConfig.DISABLED;
+        }
+        return AuthConfig.builder()
+                .keys(keys)
+                .audience(authAudience != null ? authAudience : firstEnv(AUDIENCE_ENV))
+                .clockSkew(authClockSkew)
+                .firstMessage(authFirstMessage)
+                .adminPaths(statsRequireAdmin ? AuthConfig.STATS_PATHS : java.util.Set.of())
+                .maxRevocations(authMaxRevocations)
+                .revocationTtl(authRevocationTtl)
+                .build();
+    }
+
+    private String firstEnv(List<String> names) {
+        for (String n : names) {
+            String v = env.get(n);
+            if (v != null && !v.isEmpty()) {
+                return v;
+            }
+        }
+        return null;
+    }
+
+    TlsConfig tlsConfig() {
+        if (tlsCert == null && tlsKey == null) {
+            return TlsConfig.DISABLED;
+        }
+        if (tlsCert == null || tlsKey == null) {
+            throw new IllegalArgumentException((tlsCert == null ? "--tls-key" : "--tls-cert")
+                    + " given alone (expected: both --tls-cert and --tls-key)");
+        }
+        TlsProvider provider = switch (tlsProvider.toLowerCase(java.util.Locale.ROOT)) {
+            case "auto" -> TlsProvider.AUTO;
+            case "openssl" -> TlsProvider.OPENSSL;
+            case "jdk" -> TlsProvider.JDK;
+            default -> throw new IllegalArgumentException("--tls-provider: '" + tlsProvider + "' (expected: auto, openssl or jdk)");
+        };
+        return TlsConfig.of(tlsCert, tlsKey, provider, tlsReloadInterval);
     }
 
     @Override
@@ -153,6 +300,9 @@ public final class CrossbarCommand implements Callable<Integer> {
         } catch (CrossbarServer.StartException e) {
             System.err.println("crossbar: " + e.getMessage());
             return 1;
+        }
+        if (config.tls().enabled()) {
+            HangupReload.install(server::reloadTls);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

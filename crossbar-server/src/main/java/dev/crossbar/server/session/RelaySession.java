@@ -10,6 +10,7 @@ import dev.crossbar.core.topic.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
 import dev.crossbar.server.SlowConsumerPolicy;
+import dev.crossbar.server.auth.Permit;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelFutureListener;
@@ -74,6 +75,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private boolean needsFlush;
     private int idleIntervals;
     private ScheduledFuture<?> slowTimer;
+    /** What this connection's token allows; null when access control is off. */
+    private Permit permit;
     /** Sizes of large messages written and not yet sent, oldest first; touched only on the loop. */
     private final ArrayDeque<Integer> largeInFlight = new ArrayDeque<>();
     private final ChannelFutureListener largeWritten = f -> largeInFlight.pollFirst();
@@ -104,6 +107,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     }
 
     private void joined(ChannelHandlerContext ctx) {
+        permit = ctx.channel().attr(Permit.KEY).get();
         if (ctx.pipeline().get(HandshakeTimeout.class) != null) {
             ctx.pipeline().remove(HandshakeTimeout.class);
         }
@@ -201,9 +205,14 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     }
 
     @Override
+    public boolean maySend() {
+        return permit == null || permit.maySend();
+    }
+
+    @Override
     public boolean deliver(PreparedFrame frame) {
         Channel ch = ctx.channel();
-        if (!ch.isActive()) {
+        if (!ch.isActive() || (permit != null && !permit.mayReceive())) {
             return false;
         }
         int length = frame.frameLength();
@@ -283,7 +292,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      * a TCP reset, which can destroy the close frame before it reads it. Netty closes the channel
      * when the client answers with its own close frame; the timer closes it otherwise.
      */
-    static void closeChannel(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
+    public static void closeChannel(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
         Channel ch = ctx.channel();
         if (!ch.isActive()) {
             return;

@@ -5,12 +5,19 @@ import static java.util.Objects.requireNonNull;
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.AccessEnforcer;
+import dev.crossbar.server.auth.AdminGuard;
+import dev.crossbar.server.auth.AuthGate;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.session.HandshakeTimeout;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
+import dev.crossbar.server.tls.ServerTlsContext;
+import dev.crossbar.server.tls.TlsDetector;
+import dev.crossbar.server.tls.TlsErrors;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -33,6 +40,17 @@ import java.util.concurrent.TimeUnit;
  *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → assembler → session
  * </pre>
  *
+ * With TLS, {@code tls-detect} (replaced by the SslHandler, {@code tls}) and {@code tls-errors} come
+ * first. With access control, {@code admin-guard} protects reserved paths before the upgrade gate,
+ * {@code auth-gate} checks the token between the gate and the handshake, and {@code access} holds
+ * the connection to its permit between the assembler and the session:
+ *
+ * <pre>
+ *  socket → [tls-detect → tls-errors] → handshake-timeout → idle → http-codec → http-aggregator
+ *         → [admin-guard] → upgrade-gate → [auth-gate] → ws-protocol → assembler
+ *         → [first-message-auth] → [access] → session
+ * </pre>
+ *
  * After the upgrade Netty swaps the HTTP codec for the WebSocket frame codec, the gate removes
  * itself, and the session removes the handshake timeout.
  */
@@ -50,6 +68,9 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final WebSocketServerProtocolConfig wsConfig;
     private final ConnectionLimiter limiter;
     private final HandshakeFailures failures;
+    private final ServerTlsContext tls;
+    private final AccessControl access;
+    private final AdminGuard adminGuard;
 
     /**
      * @param limiter counts connections against the connection limits
@@ -57,8 +78,12 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
      */
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
                                Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter,
-                               HandshakeFailures failures) {
+                               HandshakeFailures failures, ServerTlsContext tls, AccessControl access) {
         this.failures = requireNonNull(failures, "failures");
+        this.tls = tls;
+        this.access = access;
+        this.adminGuard = access == null || access.config().adminPaths().isEmpty()
+                ? null : new AdminGuard(access, access.config().adminPaths());
         this.config = requireNonNull(config, "config");
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
@@ -90,14 +115,27 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         int missedPings = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
         ChannelPipeline p = ch.pipeline();
         p.addLast("limits", new ConnectionGuard(limiter));
+        if (tls != null) {
+            p.addLast("tls-detect", new TlsDetector(tls));
+            p.addLast("tls-errors", TlsErrors.INSTANCE);
+        }
         p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis(), failures));
         p.addLast("idle", new IdleStateHandler(false, pingMillis, 0, 0, TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
+        if (adminGuard != null) {
+            p.addLast("admin-guard", adminGuard);
+        }
         p.addLast("upgrade-gate", new UpgradeGate(routes, endpoints, failures, config.trustForwardedFor(),
                 Set.copyOf(config.allowedOrigins()), router.topics()));
+        if (access != null) {
+            p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
+        }
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
+        if (access != null) {
+            p.addLast("access", new AccessEnforcer(access));
+        }
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(), config.slowConsumerPolicy(),
                 config.slowConsumerGrace().toMillis(), missedPings));
     }

@@ -40,6 +40,23 @@ public final class JdkClient implements AutoCloseable {
         this.ws = b.buildAsync(uri, listener).orTimeout(10, TimeUnit.SECONDS).join();
     }
 
+    /** Connects through {@code http} (e.g. one trusting a test certificate) with extra request headers. */
+    private JdkClient(HttpClient http, URI uri, java.util.Map<String, String> headers) {
+        Listener listener = new Listener();
+        WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5));
+        headers.forEach(b::header);
+        this.ws = b.buildAsync(uri, listener).orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    public static JdkClient connect(HttpClient http, URI uri, java.util.Map<String, String> headers) {
+        return new JdkClient(http, uri, headers);
+    }
+
+    /** Connects with {@code Authorization: Bearer token}. */
+    public static JdkClient connectWithToken(URI uri, String token) {
+        return new JdkClient(HTTP, uri, java.util.Map.of("Authorization", "Bearer " + token));
+    }
+
     public static JdkClient connect(URI uri, String... subprotocols) {
         return new JdkClient(uri, (String) null, subprotocols);
     }

@@ -15,6 +15,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -23,6 +24,7 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -56,15 +58,21 @@ public final class NettyClient implements AutoCloseable {
     }
 
     private NettyClient(URI uri, int maxFrame) throws InterruptedException {
-        this(uri, maxFrame, 0);
+        this(uri, maxFrame, 0, null, new DefaultHttpHeaders());
     }
 
-    private NettyClient(URI uri, int maxFrame, int receiveBuffer) throws InterruptedException {
+    /**
+     * @param receiveBuffer SO_RCVBUF for a stalled client (0: the default, on the shared loops)
+     * @param ssl for wss://; null for ws://
+     * @param headers extra request headers
+     */
+    private NettyClient(URI uri, int maxFrame, int receiveBuffer, SslContext ssl, HttpHeaders headers)
+            throws InterruptedException {
         CompletableFuture<Void> handshake = new CompletableFuture<>();
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
                 .webSocketUri(uri)
                 .generateOriginHeader(false)
-                .customHeaders(new DefaultHttpHeaders().add("User-Agent", "crossbar-test-netty"))
+                .customHeaders(new DefaultHttpHeaders().add(headers).add("User-Agent", "crossbar-test-netty"))
                 .maxFramePayloadLength(maxFrame)
                 .handleCloseFrames(false)
                 .dropPongFrames(true)
@@ -79,6 +87,9 @@ public final class NettyClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (ssl != null) {
+                            ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc(), uri.getHost(), uri.getPort()));
+                        }
                         ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(65536),
                                 new WebSocketClientProtocolHandler(config),
                                 new SimpleChannelInboundHandler<WebSocketFrame>() {
@@ -126,6 +137,16 @@ public final class NettyClient implements AutoCloseable {
         return connect(uri, 64 * 1024 * 1024);
     }
 
+    /** Connects over TLS when {@code ssl} is not null, with extra request headers. */
+    public static NettyClient connect(URI uri, SslContext ssl, HttpHeaders headers) {
+        try {
+            return new NettyClient(uri, 64 * 1024 * 1024, 0, ssl, headers);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while connecting");
+        }
+    }
+
     public static NettyClient connect(URI uri, int maxFrame) {
         try {
             return new NettyClient(uri, maxFrame);
@@ -141,7 +162,7 @@ public final class NettyClient implements AutoCloseable {
      */
     public static NettyClient connectStalled(URI uri) {
         try {
-            NettyClient c = new NettyClient(uri, 64 * 1024 * 1024, 4096);
+            NettyClient c = new NettyClient(uri, 64 * 1024 * 1024, 4096, null, new DefaultHttpHeaders());
             c.channel.config().setAutoRead(false);
             return c;
         } catch (InterruptedException e) {

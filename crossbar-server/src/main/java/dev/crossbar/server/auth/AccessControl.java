@@ -1,0 +1,178 @@
+package dev.crossbar.server.auth;
+
+import static java.util.Objects.requireNonNull;
+
+import com.nimbusds.jwt.JWTClaimsSet;
+import dev.crossbar.core.route.InvalidRouteException;
+import dev.crossbar.core.route.Route;
+import dev.crossbar.core.route.RouteParser;
+import dev.crossbar.core.schema.Role;
+import java.text.ParseException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The relay's access decisions: which {@link Grant} a token gives on a route, whether a token is
+ * an admin's, and the revocations. One per server, shared by every connection's handlers.
+ *
+ * <p>A token names its route either with a {@code topic} claim (and {@code aud} = the audience),
+ * or, as the original crossbar's tokens do, with {@code aud} = audience + path and no
+ * {@code topic}. Scopes come from {@code scope}; an original-style token without one grants what
+ * the route allows, as the original did. See {@code docs/protocol.md}.
+ */
+public final class AccessControl {
+
+    private final AuthConfig config;
+    private final TokenVerifier verifier;
+    private final RevocationList revocations;
+    private final RouteParser paths;
+    private final LongAdder refusedUnauthenticated = new LongAdder();
+    private final LongAdder refusedForbidden = new LongAdder();
+    private final LongAdder endedExpired = new LongAdder();
+    private final LongAdder endedRevoked = new LongAdder();
+
+    public AccessControl(AuthConfig config, int maxPathLength) {
+        this.config = requireNonNull(config, "config");
+        this.verifier = new TokenVerifier(config);
+        this.revocations = new RevocationList(config.maxRevocations());
+        this.paths = new RouteParser(maxPathLength);
+    }
+
+    public AuthConfig config() {
+        return config;
+    }
+
+    public RevocationList revocations() {
+        return revocations;
+    }
+
+    /** Counts a refusal (401 or 403) for the statistics. */
+    void recordRefusal(AccessDenied denied) {
+        (denied.status().code() == AccessDenied.FORBIDDEN.code() ? refusedForbidden : refusedUnauthenticated).increment();
+    }
+
+    /** Counts a live connection ended by expiry ({@code revoked} false) or revocation. */
+    void recordEnded(boolean revoked) {
+        (revoked ? endedRevoked : endedExpired).increment();
+    }
+
+    /** Connections and requests refused with 401 (or 1008 in first-message mode) since start. */
+    public long refusedUnauthenticated() {
+        return refusedUnauthenticated.sum();
+    }
+
+    /** Connections and requests refused with 403 (or 1008 in first-message mode) since start. */
+    public long refusedForbidden() {
+        return refusedForbidden.sum();
+    }
+
+    /** Live connections closed because their token expired. */
+    public long endedExpired() {
+        return endedExpired.sum();
+    }
+
+    /** Live connections closed because their token was revoked. */
+    public long endedRevoked() {
+        return endedRevoked.sum();
+    }
+
+    /**
+     * What {@code token} allows on {@code route}.
+     *
+     * @throws AccessDenied 401 if the token is missing, invalid here or revoked; 403 if it is valid but
+     *                      for another route, or without the scope the route's role needs
+     */
+    public Grant grantFor(String token, Route route) throws AccessDenied {
+        JWTClaimsSet claims = verifier.verify(token);
+        String jti = claims.getJWTID();
+        String sid = stringClaim(claims, Claims.SESSION);
+        long now = System.currentTimeMillis();
+        if (revocations.isRevoked(jti, sid, now)) {
+            throw AccessDenied.unauthenticated("token revoked");
+        }
+        String topic = stringClaim(claims, Claims.TOPIC);
+        boolean originalStyle = topic == null;
+        if (originalStyle) {
+            topic = pathFromAudience(claims.getAudience());
+            if (topic == null) {
+                throw AccessDenied.forbidden("token names no topic (expected: a topic claim, or aud = "
+                        + verifier.audience() + "<path>)");
+            }
+        }
+        String tokenPath;
+        try {
+            tokenPath = paths.parse(topic).path();
+        } catch (InvalidRouteException e) {
+            throw AccessDenied.forbidden("token topic is not a valid path: " + e.getMessage());
+        }
+        if (!tokenPath.equals(route.path())) {
+            throw AccessDenied.forbidden("token is for " + tokenPath + ", not " + route.path());
+        }
+        Set<String> scopes = scopes(claims);
+        boolean read;
+        boolean write;
+        if (scopes == null) {
+            // The original crossbar had no scopes: a token for a route allowed what the route allows.
+            read = originalStyle;
+            write = originalStyle;
+        } else {
+            read = scopes.contains(Claims.READ);
+            write = scopes.contains(Claims.WRITE);
+        }
+        Role role = route.role();
+        if (role == Role.PUBLISHER && !write) {
+            throw AccessDenied.forbidden("token does not grant write on " + route.path());
+        }
+        if (role == Role.SUBSCRIBER && !read) {
+            throw AccessDenied.forbidden("token does not grant read on " + route.path());
+        }
+        if (!read && !write) {
+            throw AccessDenied.forbidden("token grants neither read nor write on " + route.path());
+        }
+        long expiresAt = claims.getExpirationTime().getTime() + verifier.skewMillis();
+        return new Grant(route.path(), read, write, jti, sid, expiresAt);
+    }
+
+    /**
+     * Checks that {@code token} is an admin's: valid here, not revoked, with the {@code admin} scope.
+     *
+     * @throws AccessDenied 401 if missing, invalid or revoked; 403 without the admin scope
+     */
+    public void checkAdmin(String token) throws AccessDenied {
+        JWTClaimsSet claims = verifier.verify(token);
+        if (revocations.isRevoked(claims.getJWTID(), stringClaim(claims, Claims.SESSION), System.currentTimeMillis())) {
+            throw AccessDenied.unauthenticated("token revoked");
+        }
+        Set<String> scopes = scopes(claims);
+        if (scopes == null || !scopes.contains(Claims.ADMIN)) {
+            throw AccessDenied.forbidden("token lacks the admin scope");
+        }
+    }
+
+    /** The path after the audience in an original-style {@code aud}, or null if there is none. */
+    private String pathFromAudience(List<String> audiences) {
+        String prefix = verifier.audience() + "/";
+        for (String a : audiences) {
+            if (a != null && a.startsWith(prefix)) {
+                return a.substring(verifier.audience().length());
+            }
+        }
+        return null;
+    }
+
+    /** The scope claim split on spaces, or null if absent. */
+    private static Set<String> scopes(JWTClaimsSet claims) throws AccessDenied {
+        String scope = stringClaim(claims, Claims.SCOPE);
+        return scope == null ? null : Set.copyOf(Arrays.asList(scope.strip().split("\\s+")));
+    }
+
+    private static String stringClaim(JWTClaimsSet claims, String name) throws AccessDenied {
+        try {
+            return claims.getStringClaim(name);
+        } catch (ParseException e) {
+            throw AccessDenied.forbidden("malformed " + name + " claim (expected: a string)");
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package dev.crossbar.server.auth;
+
+/**
+ * Names of the token claims and scopes Crossbar reads; the meaning of each is in
+ * {@code docs/protocol.md} ("Access control").
+ */
+final class Claims {
+
+    /** The route the token is for, as a path: {@code /in/cam}, {@code /out/cam}, {@code /lab/chat}. */
+    static final String TOPIC = "topic";
+    /** Space-separated scopes, as in OAuth 2.0 (RFC 8693 section 4.2). */
+    static final String SCOPE = "scope";
+    /** Session id: revoking it ends every token of that session. */
+    static final String SESSION = "sid";
+
+    /** Scope: receive the route's messages. */
+    static final String READ = "read";
+    /** Scope: send messages that are relayed. */
+    static final String WRITE = "write";
+    /** Scope: the admin endpoints and, when protected, the statistics endpoints. */
+    static final String ADMIN = "admin";
+
+    private Claims() {
+    }
+}

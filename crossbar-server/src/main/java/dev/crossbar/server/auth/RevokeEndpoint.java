@@ -1,0 +1,133 @@
+package dev.crossbar.server.auth;
+
+import static java.util.Objects.requireNonNull;
+
+import com.nimbusds.jose.util.JSONObjectUtils;
+import dev.crossbar.server.http.HttpEndpoint;
+import dev.crossbar.server.http.HttpResponses;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.nio.charset.StandardCharsets;
+import java.text.ParseException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /admin/revoke} with an admin token and a JSON body {@code {"jti":"..."}} or
+ * {@code {"sid":"..."}} (both may be given; {@code "exp"}, in seconds since the epoch, optional):
+ * closes every live connection whose token matches (1008 "token revoked") and refuses the token
+ * from then on, until it would have expired. Answers 200 with what was done as JSON.
+ *
+ * <p>The revocation is kept until the latest of: the {@code exp} given, the expiry of the live
+ * connections it closed; if neither is known, for the configured revocation TTL.
+ */
+public final class RevokeEndpoint implements HttpEndpoint {
+
+    public static final String PATH = "/admin/revoke";
+
+    private static final Logger log = LoggerFactory.getLogger(RevokeEndpoint.class);
+
+    /** Largest body accepted, in bytes. */
+    static final int MAX_BODY_BYTES = 4096;
+    /** Latest {@code exp} accepted (year 5138): keeps the arithmetic in range. */
+    static final long MAX_EXP_SECONDS = 100_000_000_000L;
+    /** Longest jti or sid accepted, in characters. */
+    static final int MAX_ID_CHARS = 256;
+
+    private final AccessControl access;
+    private final ChannelGroup sessions;
+
+    public RevokeEndpoint(AccessControl access, ChannelGroup sessions) {
+        this.access = requireNonNull(access, "access");
+        this.sessions = requireNonNull(sessions, "sessions");
+    }
+
+    @Override
+    public void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
+        try {
+            AdminGuard.check(request, access);
+        } catch (AccessDenied denied) {
+            access.recordRefusal(denied);
+            Refusals.send(ctx, denied, true);
+            return;
+        }
+        if (!HttpMethod.POST.equals(request.method())) {
+            HttpResponses.error(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "use POST with {\"jti\":\"...\"} or {\"sid\":\"...\"}");
+            return;
+        }
+        if (request.content().readableBytes() > MAX_BODY_BYTES) {
+            HttpResponses.error(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "body over " + MAX_BODY_BYTES + " bytes");
+            return;
+        }
+        String jti;
+        String sid;
+        Long exp;
+        try {
+            Map<String, Object> body = JSONObjectUtils.parse(request.content().toString(StandardCharsets.UTF_8));
+            jti = id(body, "jti");
+            sid = id(body, "sid");
+            exp = body.get("exp") == null ? null : JSONObjectUtils.getLong(body, "exp");
+            if (exp != null && (exp < 0 || exp > MAX_EXP_SECONDS)) {
+                throw new IllegalArgumentException("exp " + exp + " out of range (expected: seconds since the epoch)");
+            }
+        } catch (ParseException | IllegalArgumentException e) {
+            HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, "body: " + e.getMessage()
+                    + " (expected: JSON {\"jti\":\"...\"} or {\"sid\":\"...\"}, optional \"exp\" in seconds)");
+            return;
+        }
+        if (jti == null && sid == null) {
+            HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, "body names neither jti nor sid");
+            return;
+        }
+        long now = System.currentTimeMillis();
+        long until = exp == null ? 0 : exp * 1000 + access.config().clockSkew().toMillis();
+        int matched = 0;
+        for (Channel ch : sessions) {
+            Permit permit = ch.attr(Permit.KEY).get();
+            if (permit != null && permit.grant().matches(jti, sid)) {
+                until = Math.max(until, permit.grant().expiresAtMillis());
+                matched++;
+            }
+        }
+        if (until <= now) {
+            until = now + access.config().revocationTtl().toMillis();
+        }
+        // Listed first, then swept: a connection joining meanwhile sees the entry at its join check.
+        if (!access.revocations().revoke(jti, sid, until, now)) {
+            HttpResponses.error(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "revocation list full ("
+                    + access.revocations().maxEntries() + " unexpired entries; see --auth-max-revocations)");
+            return;
+        }
+        int closed = 0;
+        for (Channel ch : sessions) {
+            Permit permit = ch.attr(Permit.KEY).get();
+            if (permit != null && permit.grant().matches(jti, sid)) {
+                ch.pipeline().fireUserEventTriggered(new AccessEnded(AccessEnforcer.REVOKED, true));
+                closed++;
+            }
+        }
+        log.info("{} revoked jti={} sid={} until {}; closing {} connection(s)", ctx.channel(), jti, sid,
+                Instant.ofEpochMilli(until), closed);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("jti", jti);
+        answer.put("sid", sid);
+        answer.put("until", Instant.ofEpochMilli(until).toString());
+        answer.put("closed", closed);
+        HttpResponses.send(ctx, HttpResponseStatus.OK, "application/json", JSONObjectUtils.toJSONString(answer) + "\n");
+    }
+
+    private static String id(Map<String, Object> body, String name) throws ParseException {
+        String v = JSONObjectUtils.getString(body, name);
+        if (v != null && (v.isEmpty() || v.length() > MAX_ID_CHARS)) {
+            throw new IllegalArgumentException(name + " of " + v.length() + " characters (expected: 1 to " + MAX_ID_CHARS + ")");
+        }
+        return v;
+    }
+}

@@ -1,0 +1,11 @@
+package dev.crossbar.server.tls;
+
+/** Which TLS implementation serves connections. */
+public enum TlsProvider {
+    /** OpenSSL (BoringSSL via netty-tcnative) when its native library loads, else the JDK. */
+    AUTO,
+    /** OpenSSL only; start-up fails if it is not available on this platform. */
+    OPENSSL,
+    /** The JDK's own TLS (SSLEngine). */
+    JDK
+}
