@@ -77,6 +77,22 @@ class StatsRequestTest {
     }
 
     @Test
+    void longUserAgentsAreCutForStatistics() throws Exception {
+        String agent = "a".repeat(1000);
+        try (JdkClient c = JdkClient.connectAs(relay.ws("/lab/long"), agent);
+             JdkClient stats = JdkClient.connect(relay.ws("/ws"))) {
+            await("member joined", WAIT, () -> relay.server().topics().size() == 1);
+            stats.sendText("-");
+            JsonNode s = next(stats, WAIT);
+            if (s.get("clients").size() == 0) {
+                s = next(stats, WAIT);
+            }
+            assertEquals("a".repeat(dev.crossbar.server.http.UpgradeGate.MAX_USER_AGENT_CHARS),
+                    s.get("clients").get(0).get("userAgent").asText());
+        }
+    }
+
+    @Test
     void unknownFormatIsRefusedWithTheChoices() throws Exception {
         String raw = RawHttp.request(relay.port(), RawHttp.upgrade("/ws?format=xml"));
         assertTrue(raw.startsWith("HTTP/1.1 400"), raw);

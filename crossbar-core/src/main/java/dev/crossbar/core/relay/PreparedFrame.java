@@ -23,11 +23,13 @@ public final class PreparedFrame {
     private final ByteBuf content;
     private final boolean text;
     private final int payloadLength;
+    private final long publishedAtNanos;
 
-    private PreparedFrame(ByteBuf content, boolean text, int payloadLength) {
+    private PreparedFrame(ByteBuf content, boolean text, int payloadLength, long publishedAtNanos) {
         this.content = content;
         this.text = text;
         this.payloadLength = payloadLength;
+        this.publishedAtNanos = publishedAtNanos;
     }
 
     /**
@@ -36,6 +38,14 @@ public final class PreparedFrame {
      * <p>Ownership: takes the caller's reference to {@code payload}, which is released with the frame.
      */
     public static PreparedFrame of(ByteBufAllocator alloc, boolean text, ByteBuf payload) {
+        return of(alloc, text, payload, System.nanoTime());
+    }
+
+    /**
+     * As above, stamped with the {@link System#nanoTime()} at which the relay received the message,
+     * which receivers record as their "last message out" instead of reading the clock once each.
+     */
+    public static PreparedFrame of(ByteBufAllocator alloc, boolean text, ByteBuf payload, long publishedAtNanos) {
         requireNonNull(alloc, "alloc");
         requireNonNull(payload, "payload");
         int length = payload.readableBytes();
@@ -57,7 +67,7 @@ public final class PreparedFrame {
         CompositeByteBuf frame = alloc.compositeDirectBuffer(2);
         frame.addComponent(true, header);
         frame.addFlattenedComponents(true, payload);
-        return new PreparedFrame(frame, text, length);
+        return new PreparedFrame(frame, text, length, publishedAtNanos);
     }
 
     static int headerLength(int payloadLength) {
@@ -67,6 +77,11 @@ public final class PreparedFrame {
     /** The whole frame, header and payload; borrowed: take a {@code retainedDuplicate()} to write it. */
     public ByteBuf content() {
         return content;
+    }
+
+    /** {@link System#nanoTime()} when the relay received this message. */
+    public long publishedAtNanos() {
+        return publishedAtNanos;
     }
 
     public boolean isText() {

@@ -64,7 +64,9 @@ public final class Router {
      */
     public void publish(Member sender, Topic topic, boolean text, ByteBuf payload, ByteBufAllocator alloc) {
         ConnectionStats stats = sender.stats();
-        stats.recordIn(payload.readableBytes(), System.nanoTime());
+        // One clock read per message: receivers record this time too (PreparedFrame.publishedAtNanos).
+        long now = System.nanoTime();
+        stats.recordIn(payload.readableBytes(), now);
         Route route = sender.route();
         if (!route.canSend() || !sender.maySend()) {
             stats.recordRefused();
@@ -76,7 +78,7 @@ public final class Router {
             payload.release();
             return;
         }
-        PreparedFrame frame = PreparedFrame.of(alloc, text, payload);
+        PreparedFrame frame = PreparedFrame.of(alloc, text, payload, now);
         try {
             for (LoopGroup group : groups) {
                 if (group.reachesOtherThan(sender)

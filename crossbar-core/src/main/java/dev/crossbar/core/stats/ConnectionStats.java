@@ -68,7 +68,10 @@ public final class ConnectionStats {
         LAST_IN.setOpaque(this, nowNanos);
     }
 
-    /** A message written to this client; owner loop only. */
+    /**
+     * A message written to this client; owner loop only. {@code nowNanos} may be when the message
+     * entered the relay rather than when it was written (the router stamps each message once).
+     */
     public void recordOut(int bytes, long nowNanos) {
         MESSAGES_OUT.setOpaque(this, messagesOut + 1);
         BYTES_OUT.setOpaque(this, bytesOut + bytes);

@@ -178,7 +178,7 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
     }
 
     /** The user agent for statistics, cut to {@link #MAX_USER_AGENT_CHARS}. */
-    public static String userAgent(FullHttpRequest request) {
+    static String userAgent(FullHttpRequest request) {
         String ua = request.headers().get(HttpHeaderNames.USER_AGENT, "");
         return ua.length() > MAX_USER_AGENT_CHARS ? ua.substring(0, MAX_USER_AGENT_CHARS) : ua;
     }
