@@ -2,8 +2,10 @@ package dev.crossbar.server;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.session.CloseCodes;
@@ -42,7 +44,9 @@ public final class CrossbarServer implements AutoCloseable {
     private final Transport transport;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
-    private final TopicRegistry topics = new TopicRegistry();
+    /** The cluster link, or null for a node on its own. */
+    private final NatsBroker cluster;
+    private final TopicRegistry topics;
     private final Router router;
     private final ChannelGroup sessions = new DefaultChannelGroup("sessions", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -50,11 +54,15 @@ public final class CrossbarServer implements AutoCloseable {
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
+        // First: invalid cluster options fail here, before any thread exists.
+        this.cluster = config.nats() == null ? null
+                : new NatsBroker(config.nats(), config.nodeName(), config.maxMessageBytes());
         this.transport = Transport.select(config.preferNativeTransport());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("crossbar-accept"),
                 transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), new DefaultThreadFactory("crossbar-io"),
                 transport.ioHandlerFactory());
+        this.topics = new TopicRegistry(cluster == null ? Broker.LOCAL : cluster);
         this.router = new Router(topics, config.maxLoopBacklogBytes());
     }
 
@@ -65,10 +73,18 @@ public final class CrossbarServer implements AutoCloseable {
      */
     public static CrossbarServer start(ServerConfig config) {
         requireNonNull(config, "config");
-        CrossbarServer server = new CrossbarServer(config);
+        CrossbarServer server;
+        try {
+            server = new CrossbarServer(config);
+        } catch (IllegalArgumentException e) {
+            throw new StartException(e.getMessage(), e);
+        }
         try {
             server.bind();
         } catch (RuntimeException e) {
+            if (server.cluster != null) {
+                server.cluster.close();
+            }
             server.shutdownGroups();
             throw e;
         }
@@ -77,7 +93,11 @@ public final class CrossbarServer implements AutoCloseable {
 
     private void bind() {
         Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>();
-        endpoints.put(HealthEndpoint.PATH, HealthEndpoint.INSTANCE);
+        endpoints.put(HealthEndpoint.PATH, cluster == null ? HealthEndpoint.INSTANCE
+                : new HealthEndpoint(cluster::degradedReason));
+        if (cluster != null) {
+            cluster.start(router);
+        }
 
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -134,6 +154,11 @@ public final class CrossbarServer implements AutoCloseable {
         return router;
     }
 
+    /** The cluster link, or null when this node runs on its own. */
+    public NatsBroker cluster() {
+        return cluster;
+    }
+
     /** Live WebSocket connections. */
     public int connections() {
         return sessions.size();
@@ -162,6 +187,9 @@ public final class CrossbarServer implements AutoCloseable {
             }
         }
         sessions.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        if (cluster != null) {
+            cluster.close();
+        }
         shutdownGroups();
         log.info("Crossbar stopped ({} clients closed)", open);
     }

@@ -2,6 +2,8 @@ package dev.crossbar.server;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.server.cluster.NatsConfig;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -26,6 +28,8 @@ public final class ServerConfig {
     public static final SlowConsumerPolicy DEFAULT_SLOW_CONSUMER_POLICY = SlowConsumerPolicy.DROP;
     public static final Duration DEFAULT_SLOW_CONSUMER_GRACE = Duration.ofSeconds(10);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(3);
+    /** Longest node name: it appears in statistics and in the NATS server's connection list. */
+    public static final int MAX_NODE_NAME_LENGTH = 64;
 
     private final InetSocketAddress listen;
     private final int eventLoops;
@@ -41,6 +45,8 @@ public final class ServerConfig {
     private final SlowConsumerPolicy slowConsumerPolicy;
     private final Duration slowConsumerGrace;
     private final Duration shutdownGrace;
+    private final String nodeName;
+    private final NatsConfig nats;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -74,6 +80,32 @@ public final class ServerConfig {
         this.shutdownGrace = requireNonNull(b.shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
+        }
+        this.nodeName = b.nodeName != null ? b.nodeName : defaultNodeName();
+        if (nodeName.isBlank() || nodeName.length() > MAX_NODE_NAME_LENGTH
+                || nodeName.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("nodeName: '" + nodeName + "' (expected: 1-" + MAX_NODE_NAME_LENGTH
+                    + " printable characters)");
+        }
+        this.nats = b.nats;
+    }
+
+    /** The host name, or {@code crossbar} if it cannot be found: the default node name. */
+    public static String defaultNodeName() {
+        return NodeName.DEFAULT;
+    }
+
+    /** Looked up once, on first use, since the lookup may consult the resolver. */
+    private static final class NodeName {
+        static final String DEFAULT = lookup();
+
+        private static String lookup() {
+            try {
+                String host = InetAddress.getLocalHost().getHostName();
+                return host.isBlank() || host.length() > MAX_NODE_NAME_LENGTH ? "crossbar" : host;
+            } catch (java.io.IOException | SecurityException e) {
+                return "crossbar";
+            }
         }
     }
 
@@ -188,6 +220,16 @@ public final class ServerConfig {
         return shutdownGrace;
     }
 
+    /** This node's name, shown in statistics and in NATS's connection list. */
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /** How to join other nodes through NATS, or null for a node on its own. */
+    public NatsConfig nats() {
+        return nats;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -204,6 +246,8 @@ public final class ServerConfig {
         private SlowConsumerPolicy slowConsumerPolicy = DEFAULT_SLOW_CONSUMER_POLICY;
         private Duration slowConsumerGrace = DEFAULT_SLOW_CONSUMER_GRACE;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+        private String nodeName;
+        private NatsConfig nats;
 
         private Builder() {
         }
@@ -223,6 +267,8 @@ public final class ServerConfig {
             slowConsumerPolicy = c.slowConsumerPolicy;
             slowConsumerGrace = c.slowConsumerGrace;
             shutdownGrace = c.shutdownGrace;
+            nodeName = c.nodeName;
+            nats = c.nats;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -297,6 +343,18 @@ public final class ServerConfig {
 
         public Builder shutdownGrace(Duration v) {
             shutdownGrace = v;
+            return this;
+        }
+
+        /** Defaults to {@link #defaultNodeName()}. */
+        public Builder nodeName(String v) {
+            nodeName = v;
+            return this;
+        }
+
+        /** Null (the default) for a node on its own. */
+        public Builder nats(NatsConfig v) {
+            nats = v;
             return this;
         }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code crossbar}: flags (and {@code CROSSBAR_LISTEN}) mapped onto {@link ServerConfig}. */
@@ -73,6 +74,9 @@ public final class CrossbarCommand implements Callable<Integer> {
             defaultValue = "3s", description = "On SIGTERM, how long clients get to close after 1001 (default ${DEFAULT-VALUE}).")
     Duration shutdownGrace;
 
+    @Mixin
+    ClusterOptions cluster = new ClusterOptions();
+
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
         SlowConsumerPolicy policy = switch (slowConsumer.toLowerCase(java.util.Locale.ROOT)) {
@@ -100,6 +104,8 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .slowConsumerPolicy(policy)
                 .slowConsumerGrace(slowConsumerGrace)
                 .shutdownGrace(shutdownGrace)
+                .nodeName(cluster.nodeName)
+                .nats(cluster.toNatsConfig())
                 .build();
     }
 
