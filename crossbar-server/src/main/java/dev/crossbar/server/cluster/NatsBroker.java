@@ -412,6 +412,10 @@ public final class NatsBroker implements Broker, AutoCloseable {
 
         @Override
         public void exceptionOccurred(Connection conn, Exception exp) {
+            if (closing) {
+                log.debug("NATS client while closing: {}", exp.toString());
+                return;
+            }
             warnings.warn("exception:" + exp.getClass().getName(), "NATS client: {}", exp.toString());
         }
 
@@ -499,5 +503,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
         }
         state = State.CLOSED;
         discardQueued();
+        log.info("Cluster link closed: {} messages out, {} in, {} dropped out, {} lost in", stats.messagesOut(),
+                stats.messagesIn(), stats.droppedOut(), stats.lostIn());
     }
 }

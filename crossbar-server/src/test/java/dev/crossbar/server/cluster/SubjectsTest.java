@@ -49,7 +49,8 @@ class SubjectsTest {
                 assertTrue(t.matches("[0-9a-z]+"), "token '" + t + "' of " + s + " for " + p);
             }
         }
-        assertEquals("crossbar.nn.t5s", subject("/>").substring(0, 15));
+        assertEquals("crossbar.nn.t5tgisog", subject("/a.b"), "the example in docs/protocol.md");
+        assertEquals("crossbar.1n.t7o", subject("/in/>"), "the example in docs/protocol.md");
         assertTrue(subject("/in/x").startsWith("crossbar.1n.t"));
         assertNotEquals(subject("/x"), subject("/in/x"));
     }
