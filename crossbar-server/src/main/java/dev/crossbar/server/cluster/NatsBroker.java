@@ -294,8 +294,9 @@ public final class NatsBroker implements Broker, AutoCloseable {
     private void send(Connection c, Publish p) {
         ByteBuf payload = p.payload();
         try {
-            // The client's own buffer is bounded by waiting here: meanwhile this queue fills and
-            // event loops drop whole messages, counted.
+            // The client's own buffer is bounded by waiting here (the call itself waits while the
+            // client's writer is stuck on a stalled socket): meanwhile this queue fills and event
+            // loops drop whole messages, counted.
             while (c.outgoingPendingBytes() >= config.maxPendingBytes() && !closing) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             }
@@ -457,10 +458,13 @@ public final class NatsBroker implements Broker, AutoCloseable {
                 + "; relaying to local clients only";
     }
 
-    /** Bytes waiting to be sent: queued here plus the client's outgoing buffer. */
+    /**
+     * Bytes queued here for the engine, not yet handed to the NATS client. (The client's own buffer,
+     * bounded by the same figure, is not included: reading it takes a lock its writer holds while a
+     * stalled socket write lasts, and a gauge must never block.)
+     */
     public long pendingBytes() {
-        Connection c = connection;
-        return queuedBytes.get() + (c == null ? 0 : Math.max(0, c.outgoingPendingBytes()));
+        return queuedBytes.get();
     }
 
     /** Topics this node is subscribed to now. */

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.BiFunction;
+import java.util.function.UnaryOperator;
 
 /**
  * A three-server NATS cluster and three in-process Crossbar nodes ({@code node-a}, {@code node-b},
@@ -32,6 +33,12 @@ public final class CrossbarCluster implements AutoCloseable {
      * @param configure adjusts node {@code i}'s configuration (listen, NATS server and name are set)
      */
     public static CrossbarCluster start(Path dir, BiFunction<Integer, ServerConfig.Builder, ServerConfig.Builder> configure) {
+        return start(dir, configure, UnaryOperator.identity());
+    }
+
+    /** As above, also adjusting every node's NATS settings (the server URL is set). */
+    public static CrossbarCluster start(Path dir, BiFunction<Integer, ServerConfig.Builder, ServerConfig.Builder> configure,
+                                        UnaryOperator<NatsConfig.Builder> natsConfigure) {
         NatsCluster nats = NatsCluster.start(dir, NODES);
         CrossbarCluster c = new CrossbarCluster(nats);
         try {
@@ -41,7 +48,7 @@ public final class CrossbarCluster implements AutoCloseable {
                         .eventLoops(2)
                         .shutdownGrace(Duration.ofSeconds(1))
                         .nodeName(name(i))
-                        .nats(NatsConfig.builder().servers(nats.url(i)).build());
+                        .nats(natsConfigure.apply(NatsConfig.builder().servers(nats.url(i))).build());
                 c.nodes[i] = CrossbarServer.start(configure.apply(i, b).build());
             }
             for (int i = 0; i < NODES; i++) {

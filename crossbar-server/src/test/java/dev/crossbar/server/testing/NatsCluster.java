@@ -203,6 +203,30 @@ public final class NatsCluster implements AutoCloseable {
         return sum;
     }
 
+    /** Stops server {@code i} without closing its sockets (SIGSTOP): a hung server, or a stalled link. */
+    public void pause(int i) {
+        signal(i, "-STOP");
+    }
+
+    /** Lets a paused server {@code i} run again (SIGCONT). */
+    public void resume(int i) {
+        signal(i, "-CONT");
+    }
+
+    private void signal(int i, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(processes[i].pid())).inheritIO().start();
+            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new AssertionError("kill " + signal + " nats-server " + i + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted");
+        }
+    }
+
     /** Kills server {@code i} at once (SIGKILL), as a crash would. */
     public void kill(int i) {
         Process p = processes[i];
@@ -220,6 +244,7 @@ public final class NatsCluster implements AutoCloseable {
     public void close() {
         for (int i = 0; i < processes.length; i++) {
             if (processes[i] != null) {
+                // A paused server ignores this until continued; the forcible kill below still ends it.
                 processes[i].destroy();
             }
         }
