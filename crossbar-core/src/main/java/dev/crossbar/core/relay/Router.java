@@ -106,7 +106,22 @@ public final class Router implements RemoteDelivery {
         for (LoopGroup group : groups) {
             receivers += group.members().length;
         }
-        fanOut(groups, null, text, payload, ByteBufAllocator.DEFAULT);
+        if (receivers == 0) {
+            payload.release();
+            return 0;
+        }
+        ByteBuf shared = payload;
+        if (!payload.isDirect()) {
+            // A socket write copies a heap buffer into a fresh direct one, once per receiver; copy
+            // once here instead, so every receiver shares the same direct bytes.
+            try {
+                shared = ByteBufAllocator.DEFAULT.directBuffer(payload.readableBytes());
+                shared.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
+            } finally {
+                payload.release();
+            }
+        }
+        fanOut(groups, null, text, shared, ByteBufAllocator.DEFAULT);
         return receivers;
     }
 
