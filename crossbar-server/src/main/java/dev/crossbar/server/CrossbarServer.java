@@ -2,11 +2,13 @@ package dev.crossbar.server;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
 import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HandshakeFailures;
+import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
@@ -55,6 +57,8 @@ public final class CrossbarServer implements AutoCloseable {
     private final Transport transport;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
+    /** The cluster link, or null for a node on its own. */
+    private final NatsBroker cluster;
     private final TopicRegistry topics;
     private final ConnectionLimiter limiter;
     private final Router router;
@@ -74,12 +78,15 @@ public final class CrossbarServer implements AutoCloseable {
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
+        // First: invalid cluster options fail here, before any thread exists.
+        this.cluster = config.nats() == null ? null
+                : new NatsBroker(config.nats(), config.nodeName(), config.maxMessageBytes());
         this.transport = Transport.select(config.preferNativeTransport());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("crossbar-accept"),
                 transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), new DefaultThreadFactory("crossbar-io"),
                 transport.ioHandlerFactory());
-        this.topics = new TopicRegistry(config.maxTopics());
+        this.topics = new TopicRegistry(config.maxTopics(), cluster == null ? Broker.LOCAL : cluster);
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
         this.stats = new StatsService(topics, config.statsInterval(), adminExecutor);
@@ -94,10 +101,18 @@ public final class CrossbarServer implements AutoCloseable {
      */
     public static CrossbarServer start(ServerConfig config) {
         requireNonNull(config, "config");
-        CrossbarServer server = new CrossbarServer(config);
+        CrossbarServer server;
+        try {
+            server = new CrossbarServer(config);
+        } catch (IllegalArgumentException e) {
+            throw new StartException(e.getMessage(), e);
+        }
         try {
             server.bind();
         } catch (RuntimeException e) {
+            if (server.cluster != null) {
+                server.cluster.close();
+            }
             server.shutdownGroups();
             throw e;
         }
@@ -107,14 +122,15 @@ public final class CrossbarServer implements AutoCloseable {
     private void bind() {
         stats.start();
         Map<String, HttpEndpoint> admin = new LinkedHashMap<>();
-        admin.put(HealthEndpoint.PATH, HealthEndpoint.INSTANCE);
+        admin.put(HealthEndpoint.PATH, cluster == null ? HealthEndpoint.INSTANCE
+                : new HealthEndpoint(cluster::degradedReason));
         admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
         admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config));
         admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
         Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>(admin);
         if (config.adminListen() != null) {
             // Moved to the admin address, but still reserved here: never a topic.
-            endpoints.replaceAll((path, e) -> e == HealthEndpoint.INSTANCE ? e : ServedElsewhereEndpoint.INSTANCE);
+            endpoints.replaceAll((path, e) -> path.equals(HealthEndpoint.PATH) ? e : ServedElsewhereEndpoint.INSTANCE);
         }
         if (access != null) {
             endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
@@ -125,6 +141,9 @@ public final class CrossbarServer implements AutoCloseable {
             } catch (IllegalStateException e) {
                 throw new StartException(e.getMessage(), e);
             }
+        }
+        if (cluster != null) {
+            cluster.start(router);
         }
 
         ServerBootstrap b = new ServerBootstrap()
@@ -250,6 +269,11 @@ public final class CrossbarServer implements AutoCloseable {
         return tls != null && tls.reload();
     }
 
+    /** The cluster link, or null when this node runs on its own. */
+    public NatsBroker cluster() {
+        return cluster;
+    }
+
     /** Live WebSocket connections. */
     public int connections() {
         return sessions.size();
@@ -283,6 +307,9 @@ public final class CrossbarServer implements AutoCloseable {
             }
         }
         sessions.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        if (cluster != null) {
+            cluster.close();
+        }
         shutdownGroups();
         log.info("Crossbar stopped ({} clients closed)", open);
     }

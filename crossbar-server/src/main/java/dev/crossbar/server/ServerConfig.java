@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.server.auth.AuthConfig;
 import dev.crossbar.server.tls.TlsConfig;
+import dev.crossbar.server.cluster.NatsConfig;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -42,6 +44,8 @@ public final class ServerConfig {
     public static final Duration MIN_STATS_INTERVAL = Duration.ofMillis(100);
     /** Off: {@code X-Forwarded-For} is whatever the client says unless a trusted proxy set it. */
     public static final boolean DEFAULT_TRUST_FORWARDED_FOR = false;
+    /** Longest node name: it appears in statistics and in the NATS server's connection list. */
+    public static final int MAX_NODE_NAME_LENGTH = 64;
 
     private final InetSocketAddress listen;
     private final int eventLoops;
@@ -66,6 +70,8 @@ public final class ServerConfig {
     private final InetSocketAddress adminListen;
     private final AuthConfig auth;
     private final TlsConfig tls;
+    private final String nodeName;
+    private final NatsConfig nats;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -123,6 +129,32 @@ public final class ServerConfig {
         }
         this.auth = requireNonNull(b.auth, "auth");
         this.tls = requireNonNull(b.tls, "tls");
+        this.nodeName = b.nodeName != null ? b.nodeName : defaultNodeName();
+        if (nodeName.isBlank() || nodeName.length() > MAX_NODE_NAME_LENGTH
+                || nodeName.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("nodeName: '" + nodeName + "' (expected: 1-" + MAX_NODE_NAME_LENGTH
+                    + " printable characters)");
+        }
+        this.nats = b.nats;
+    }
+
+    /** The host name, or {@code crossbar} if it cannot be found: the default node name. */
+    public static String defaultNodeName() {
+        return NodeName.DEFAULT;
+    }
+
+    /** Looked up once, on first use, since the lookup may consult the resolver. */
+    private static final class NodeName {
+        static final String DEFAULT = lookup();
+
+        private static String lookup() {
+            try {
+                String host = InetAddress.getLocalHost().getHostName();
+                return host.isBlank() || host.length() > MAX_NODE_NAME_LENGTH ? "crossbar" : host;
+            } catch (java.io.IOException | SecurityException e) {
+                return "crossbar";
+            }
+        }
     }
 
     public static Builder builder() {
@@ -281,6 +313,16 @@ public final class ServerConfig {
         return tls;
     }
 
+    /** This node's name, shown in statistics and in NATS's connection list. */
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /** How to join other nodes through NATS, or null for a node on its own. */
+    public NatsConfig nats() {
+        return nats;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -306,6 +348,8 @@ public final class ServerConfig {
         private InetSocketAddress adminListen;
         private AuthConfig auth = AuthConfig.DISABLED;
         private TlsConfig tls = TlsConfig.DISABLED;
+        private String nodeName;
+        private NatsConfig nats;
 
         private Builder() {
         }
@@ -334,6 +378,8 @@ public final class ServerConfig {
             adminListen = c.adminListen;
             auth = c.auth;
             tls = c.tls;
+            nodeName = c.nodeName;
+            nats = c.nats;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -465,6 +511,18 @@ public final class ServerConfig {
 
         public Builder tls(TlsConfig v) {
             tls = v;
+            return this;
+        }
+
+        /** Defaults to {@link #defaultNodeName()}. */
+        public Builder nodeName(String v) {
+            nodeName = v;
+            return this;
+        }
+
+        /** Null (the default) for a node on its own. */
+        public Builder nats(NatsConfig v) {
+            nats = v;
             return this;
         }
 

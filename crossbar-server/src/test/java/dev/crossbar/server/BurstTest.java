@@ -22,9 +22,14 @@ class BurstTest {
 
     private static final int COUNT = 10_000;
 
-    /** A queue large enough for the whole burst: this test is about boundaries, not slow consumers. */
+    /**
+     * A queue large enough for the whole burst, and idle timers longer than the test: this test is
+     * about boundaries, not slow consumers. (A pure receiver sends nothing, so on a busy machine the
+     * relay's ping could wait behind a 50 MB backlog past the default idle timeout.)
+     */
     @RegisterExtension
-    final RelayServerExtension relay = new RelayServerExtension(b -> b.maxClientQueueBytes(128 * 1024 * 1024));
+    final RelayServerExtension relay = new RelayServerExtension(b -> b.maxClientQueueBytes(128 * 1024 * 1024)
+            .pingInterval(java.time.Duration.ofMinutes(5)).idleTimeout(java.time.Duration.ofMinutes(10)));
 
     /** Message i has length i + 1: its first bytes carry i, the rest a pattern derived from i. */
     static byte[] message(int i) {
@@ -65,10 +70,10 @@ class BurstTest {
             }
             sender.flush();
             for (int i = 0; i < COUNT; i++) {
-                check(i, netty.take(Duration.ofSeconds(30)));
+                check(i, netty.take(Duration.ofSeconds(60)));
             }
             for (int i = 0; i < COUNT; i++) {
-                check(i, jdk.take(Duration.ofSeconds(30)));
+                check(i, jdk.take(Duration.ofSeconds(60)));
             }
             var totals = relay.server().topics().topics().iterator().next().totals();
             assertEquals(0, totals[4], "no drops");

@@ -47,7 +47,7 @@ final class LoopQueue implements Runnable {
     }
 
     /**
-     * Queues {@code frame} for {@code receivers} (all but {@code sender}). Borrows the frame:
+     * Queues {@code frame} for {@code receivers} (all but {@code sender}, if not null). Borrows the frame:
      * retains it when queued.
      *
      * @return false if the backlog is full and the message was not queued

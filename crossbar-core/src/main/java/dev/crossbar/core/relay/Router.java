@@ -2,11 +2,14 @@ package dev.crossbar.core.relay;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.broker.Broker;
+import dev.crossbar.core.broker.RemoteDelivery;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.topic.LoopGroup;
 import dev.crossbar.core.topic.Member;
 import dev.crossbar.core.topic.Topic;
+import dev.crossbar.core.topic.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -20,18 +23,27 @@ import java.util.concurrent.ConcurrentHashMap;
  * whether the sender may send; the frame is built once ({@link PreparedFrame}); each event loop with receivers gets one queued delivery
  * ({@link LoopQueue}); each receiver writes a {@code retainedDuplicate()} on its own loop. The
  * original reference is released exactly once, here, when the deliveries are queued.
+ *
+ * <p>With a cluster {@link Broker} (the registry's), each message a member may send also goes to the
+ * broker once, after the local fan-out; messages from other nodes come in through
+ * {@link #deliver(TopicKey, boolean, ByteBuf)} and take the same per-loop path to every local
+ * receiver.
  */
-public final class Router {
+public final class Router implements RemoteDelivery {
 
     /** Default bound on fan-out work queued for one event loop, in frame bytes. */
     public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = 64L * 1024 * 1024;
 
+    private static final LoopGroup[] NO_GROUPS = new LoopGroup[0];
+
     private final TopicRegistry topics;
+    private final Broker broker;
     private final long maxLoopBacklogBytes;
     private final ConcurrentHashMap<EventExecutor, LoopQueue> queues = new ConcurrentHashMap<>();
 
     public Router(TopicRegistry topics, long maxLoopBacklogBytes) {
         this.topics = requireNonNull(topics, "topics");
+        this.broker = topics.broker();
         if (maxLoopBacklogBytes <= 0) {
             throw new IllegalArgumentException(
                     "maxLoopBacklogBytes: " + maxLoopBacklogBytes + " (expected: > 0)");
@@ -73,7 +85,51 @@ public final class Router {
             payload.release();
             return;
         }
-        LoopGroup[] groups = topic.groups();
+        // The broker's reference, taken before the frame takes ours; none at all on a lone node.
+        ByteBuf remote = broker == Broker.LOCAL ? null : payload.retainedDuplicate();
+        try {
+            fanOut(topic.groups(), sender, text, payload, alloc, now);
+        } finally {
+            if (remote != null) {
+                broker.publish(route.topic(), text, remote);
+            }
+        }
+    }
+
+    /**
+     * Relays a message that came from another node to every local receiver of {@code key}. Any
+     * thread. Ownership: takes the caller's reference to {@code payload}.
+     */
+    @Override
+    public int deliver(TopicKey key, boolean text, ByteBuf payload) {
+        Topic topic = topics.get(key);
+        LoopGroup[] groups = topic == null ? NO_GROUPS : topic.groups();
+        int receivers = 0;
+        for (LoopGroup group : groups) {
+            receivers += group.members().length;
+        }
+        if (receivers == 0) {
+            payload.release();
+            return 0;
+        }
+        ByteBuf shared = payload;
+        if (!payload.isDirect()) {
+            // A socket write copies a heap buffer into a fresh direct one, once per receiver; copy
+            // once here instead, so every receiver shares the same direct bytes.
+            try {
+                shared = ByteBufAllocator.DEFAULT.directBuffer(payload.readableBytes());
+                shared.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
+            } finally {
+                payload.release();
+            }
+        }
+        fanOut(groups, null, text, shared, ByteBufAllocator.DEFAULT, System.nanoTime());
+        return receivers;
+    }
+
+    /** Queues one frame per loop for {@code groups}, all but {@code sender} (null: none to skip). */
+    private void fanOut(LoopGroup[] groups, Member sender, boolean text, ByteBuf payload, ByteBufAllocator alloc,
+                        long now) {
         if (groups.length == 0) {
             payload.release();
             return;
@@ -81,7 +137,7 @@ public final class Router {
         PreparedFrame frame = PreparedFrame.of(alloc, text, payload, now);
         try {
             for (LoopGroup group : groups) {
-                if (group.reachesOtherThan(sender)
+                if ((sender == null || group.reachesOtherThan(sender))
                         && !queueFor(group.loop()).offer(frame, group.members(), sender)) {
                     for (Member m : group.members()) {
                         if (m != sender) {

@@ -50,6 +50,11 @@ public final class Topic {
         return groups;
     }
 
+    /** Whether anyone in this topic receives its messages (a 1:N stream may have only its publisher). */
+    boolean hasReceivers() {
+        return groups.length > 0;
+    }
+
     /** Every member, senders included, as of now. */
     public Member[] members() {
         return snapshot;

@@ -2,6 +2,7 @@ package dev.crossbar.core.topic;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.stats.DepartedTraffic;
 import java.util.Collection;
 import java.util.Collections;
@@ -14,26 +15,45 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Join and leave run inside {@link ConcurrentHashMap#compute}, which locks the one key, so a
  * join racing the last leave either lands in the old topic before it is removed or creates a new
  * one after: never in a removed topic.
+ *
+ * <p>The {@link Broker} hears when a topic gains its first receiver and loses its last one, from
+ * inside the same per-key lock, so for one topic those calls alternate in the order the changes
+ * happened, and a node is subscribed exactly while it has someone to deliver to.
  */
 public final class TopicRegistry {
 
-    /** Default bound on live topics; see {@link #TopicRegistry(int)}. */
+    /** Default bound on live topics; see {@link #TopicRegistry(int, Broker)}. */
     public static final int DEFAULT_MAX_TOPICS = 10_000;
 
     private final ConcurrentHashMap<TopicKey, Topic> topics = new ConcurrentHashMap<>();
     private final DepartedTraffic departed = new DepartedTraffic();
     private final int maxTopics;
+    private final Broker broker;
 
-    /** A registry that refuses to create more than {@code maxTopics} topics at once. */
-    public TopicRegistry(int maxTopics) {
+    /**
+     * A registry that refuses to create more than {@code maxTopics} topics at once and tells
+     * {@code broker} about interest changes.
+     */
+    public TopicRegistry(int maxTopics, Broker broker) {
         if (maxTopics <= 0) {
             throw new IllegalArgumentException("maxTopics: " + maxTopics + " (expected: > 0)");
         }
         this.maxTopics = maxTopics;
+        this.broker = requireNonNull(broker, "broker");
+    }
+
+    /** A registry for one node on its own ({@link Broker#LOCAL}). */
+    public TopicRegistry(int maxTopics) {
+        this(maxTopics, Broker.LOCAL);
+    }
+
+    /** A registry whose interest changes go to {@code broker}, with the default topic limit. */
+    public TopicRegistry(Broker broker) {
+        this(DEFAULT_MAX_TOPICS, broker);
     }
 
     public TopicRegistry() {
-        this(DEFAULT_MAX_TOPICS);
+        this(DEFAULT_MAX_TOPICS, Broker.LOCAL);
     }
 
     public int maxTopics() {
@@ -58,7 +78,11 @@ public final class TopicRegistry {
                 throw new TopicLimitException(maxTopics);
             }
             Topic t = topic != null ? topic : new Topic(key);
+            boolean hadReceivers = t.hasReceivers();
             t.add(member);
+            if (!hadReceivers && t.hasReceivers()) {
+                broker.interest(key);
+            }
             joined[0] = t;
             return t;
         });
@@ -73,13 +97,23 @@ public final class TopicRegistry {
             if (topic.contains(member)) {
                 departed.add(member.route(), member.stats());
             }
-            return topic.remove(member) ? null : topic;
+            boolean hadReceivers = topic.hasReceivers();
+            boolean empty = topic.remove(member);
+            if (hadReceivers && !topic.hasReceivers()) {
+                broker.noInterest(key);
+            }
+            return empty ? null : topic;
         });
     }
 
     /** What members that have left counted, so relay-wide totals survive their topics. */
     public DepartedTraffic departed() {
         return departed;
+    }
+
+    /** Where interest changes go; the router publishes through the same broker. */
+    public Broker broker() {
+        return broker;
     }
 
     public Topic get(TopicKey key) {

@@ -18,6 +18,8 @@ final class RecordingMember implements Member {
     final List<byte[]> received = new CopyOnWriteArrayList<>();
     final AtomicInteger flushes = new AtomicInteger();
     final AtomicInteger wrongThread = new AtomicInteger();
+    /** Frames whose bytes are not direct: each would be copied again by every socket write. */
+    final AtomicInteger heapFrames = new AtomicInteger();
     private boolean dirty;
     /** What {@link #maySend()} answers, as access control would set it. */
     volatile boolean maySend = true;
@@ -51,6 +53,9 @@ final class RecordingMember implements Member {
     public boolean deliver(PreparedFrame frame) {
         if (!loop.inEventLoop()) {
             wrongThread.incrementAndGet();
+        }
+        if (!frame.content().isDirect()) {
+            heapFrames.incrementAndGet();
         }
         ByteBuf dup = frame.content().retainedDuplicate();
         try {

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code crossbar}: flags (and {@code CROSSBAR_LISTEN}) mapped onto {@link ServerConfig}. */
@@ -175,6 +176,8 @@ public final class CrossbarCommand implements Callable<Integer> {
 
     /** The process environment; replaced in tests. */
     Map<String, String> env = System.getenv();
+    @Mixin
+    ClusterOptions cluster = new ClusterOptions();
 
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
@@ -212,6 +215,8 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .adminListen(adminListen)
                 .auth(authConfig())
                 .tls(tlsConfig())
+                .nodeName(cluster.nodeName)
+                .nats(cluster.toNatsConfig())
                 .build();
     }
 

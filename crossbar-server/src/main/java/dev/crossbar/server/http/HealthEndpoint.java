@@ -1,21 +1,40 @@
 package dev.crossbar.server.http;
 
+import static java.util.Objects.requireNonNull;
+
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.function.Supplier;
 
-/** {@code /healthz}: 200 while the relay is serving. Stateless, so one instance serves every channel. */
-
+/**
+ * {@code /healthz}: 200 {@code ok} while the relay is serving; 503 {@code degraded: <why>} while a
+ * part it depends on (the cluster link) is down, though local relaying goes on. Holds no per-channel
+ * state, so one instance serves every channel.
+ */
 public final class HealthEndpoint implements HttpEndpoint {
 
     public static final String PATH = "/healthz";
-    public static final HealthEndpoint INSTANCE = new HealthEndpoint();
+    /** A node on its own: always healthy while it answers. */
+    public static final HealthEndpoint INSTANCE = new HealthEndpoint(() -> null);
 
-    private HealthEndpoint() {
+    /** Answer while degraded: "take this node out of rotation", not "restart it". */
+    static final HttpResponseStatus DEGRADED = HttpResponseStatus.SERVICE_UNAVAILABLE;
+
+    private final Supplier<String> degradedReason;
+
+    /** @param degradedReason null while healthy, otherwise one line saying what is wrong */
+    public HealthEndpoint(Supplier<String> degradedReason) {
+        this.degradedReason = requireNonNull(degradedReason, "degradedReason");
     }
 
     @Override
     public void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
-        HttpResponses.send(ctx, HttpResponseStatus.OK, "text/plain; charset=utf-8", "ok\n");
+        String reason = degradedReason.get();
+        if (reason == null) {
+            HttpResponses.send(ctx, HttpResponseStatus.OK, "text/plain; charset=utf-8", "ok\n");
+        } else {
+            HttpResponses.send(ctx, DEGRADED, "text/plain; charset=utf-8", "degraded: " + reason + "\n");
+        }
     }
 }

@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * receivers never wait for it. Counting behind a large message in flight (rather than Netty's
  * writability, which counts it too) means a healthy client is not dropped merely because an 8 MiB
  * message is still on its way. Under the {@code DISCONNECT} policy a receiver still over its bound after
- * the grace period is closed (1013). Memory per receiver is at most one message in flight, the
- * bound, and one more message.
+ * the grace period is closed (1013). Memory per receiver is at most two large messages in flight,
+ * the bound, and one more message.
  */
 public final class RelaySession extends ChannelInboundHandlerAdapter implements Member {
 
@@ -57,6 +57,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     /** Messages at least this big are tracked until written; see {@link #queuedBehindLargeHead()}. */
     static final int LARGE_MESSAGE_BYTES = 64 * 1024;
+    /** Pending bytes that still count as an empty queue: Netty adds ~100 bytes per queued write. */
+    static final int QUEUE_SLACK_BYTES = 4096;
+    /** Large messages in flight that do not count against the queue bound. */
+    static final int LARGE_ALLOWANCE = 2;
 
     /** How long a closing handshake may take before the socket is simply closed. */
     private static final long CLOSE_FLUSH_TIMEOUT_MILLIS = 1000;
@@ -217,7 +221,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         int length = frame.frameLength();
         long queued = queuedBehindLargeHead();
-        if (queued > 0 && queued + length > maxQueueBytes) {
+        // Nothing queued (Netty's per-entry bookkeeping aside): any one message may follow.
+        if (queued > QUEUE_SLACK_BYTES && queued + length > maxQueueBytes) {
             stats.recordDropped();
             onSlow();
             return false;
@@ -246,17 +251,27 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     }
 
     /**
-     * Outbound bytes waiting behind the oldest large message still being written. Netty counts a
-     * message as pending until its last byte is written, so without this allowance a client would
-     * be over its bound for as long as any large message is in flight.
+     * Outbound bytes waiting behind the (up to {@link #LARGE_ALLOWANCE}) oldest large messages still
+     * being written. Netty counts a message as pending until its last byte is written, so without
+     * this allowance a client would be over its bound for as long as any large message is in
+     * flight, and would lose a second large message sent right after a first.
      */
     private long queuedBehindLargeHead() {
         ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
         if (out == null) {
             return 0;
         }
-        Integer head = largeInFlight.peekFirst();
-        return out.totalPendingWriteBytes() - (head == null ? 0 : head);
+        long allowance = 0;
+        int counted = 0;
+        if (!largeInFlight.isEmpty()) {
+            for (int size : largeInFlight) {
+                allowance += size;
+                if (++counted == LARGE_ALLOWANCE) {
+                    break;
+                }
+            }
+        }
+        return out.totalPendingWriteBytes() - allowance;
     }
 
     /**

@@ -1,0 +1,57 @@
+package dev.crossbar.core.broker;
+
+import dev.crossbar.core.topic.TopicKey;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Carries a node's messages to the other nodes of a cluster, and theirs to it.
+ *
+ * <p>The contract that keeps each message crossing each node link once:
+ * <ul>
+ *   <li>{@link #interest} when the node's first local receiver of a topic joins and
+ *       {@link #noInterest} when its last one leaves. The registry calls both inside its per-topic
+ *       lock, so for one topic the calls alternate and arrive in the order the changes happened.</li>
+ *   <li>{@link #publish} once per message a local member may send, whatever the number of local
+ *       receivers; the broker must not hand the message back to this node.</li>
+ *   <li>Messages from other nodes go to the {@link RemoteDelivery} given to the implementation,
+ *       which fans them out to every local receiver (there is no local sender to skip).</li>
+ * </ul>
+ *
+ * <p>Every method is called on an event loop and must not block: an implementation queues the work
+ * (bounded) and does its I/O on its own threads.
+ */
+public interface Broker {
+
+    /** One node, no cluster: every method does nothing, and the router skips {@link #publish}. */
+    Broker LOCAL = new Broker() {
+        @Override
+        public void interest(TopicKey topic) {
+        }
+
+        @Override
+        public void noInterest(TopicKey topic) {
+        }
+
+        @Override
+        public void publish(TopicKey topic, boolean text, ByteBuf payload) {
+            payload.release();
+        }
+
+        @Override
+        public String toString() {
+            return "local";
+        }
+    };
+
+    /** This node now has a receiver on {@code topic}: start receiving its messages from other nodes. */
+    void interest(TopicKey topic);
+
+    /** This node's last receiver on {@code topic} has left: stop receiving its messages. */
+    void noInterest(TopicKey topic);
+
+    /**
+     * Sends one whole message to the other nodes. Ownership: takes the caller's reference to
+     * {@code payload} and releases it, whether the message was sent or dropped.
+     */
+    void publish(TopicKey topic, boolean text, ByteBuf payload);
+}

@@ -1,0 +1,513 @@
+package dev.crossbar.server.cluster;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.core.broker.Broker;
+import dev.crossbar.core.broker.RemoteDelivery;
+import dev.crossbar.core.topic.TopicKey;
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.Consumer;
+import io.nats.client.Dispatcher;
+import io.nats.client.ErrorListener;
+import io.nats.client.Message;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link Broker} that joins nodes through NATS: one connection per node, one subscription per
+ * topic this node has receivers on, one publish per message.
+ *
+ * <p>Threads: event loops only queue work here ({@link #interest}, {@link #noInterest},
+ * {@link #publish} never block and never call the NATS client). One engine thread
+ * ({@code crossbar-nats}) connects, subscribes, unsubscribes and publishes, in the order the work was
+ * queued, so a sender's messages leave in order and a topic's interest changes are applied in the
+ * order they happened. The client's dispatcher thread receives and hands whole messages to the
+ * router. The client reconnects by itself (without limit, trying every known server of the cluster)
+ * and re-subscribes; meanwhile local relaying goes on and {@link #degradedReason()} says why the
+ * node is degraded.
+ *
+ * <p>Back-pressure: bytes waiting for NATS are bounded twice by {@link NatsConfig#maxPendingBytes()}:
+ * in this queue (a message that does not fit is dropped whole and counted; an empty queue always takes
+ * one message) and in the client's outgoing buffer (the engine waits for room, so this queue fills
+ * instead). The client buffers up to the same bound while reconnecting.
+ *
+ * <p>Ownership: {@link #publish} takes the payload reference and releases it once the bytes are
+ * copied into NATS messages, or when the message is dropped.
+ */
+public final class NatsBroker implements Broker, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(NatsBroker.class);
+
+    /** Counted against the pending bound for each message besides its bytes, so empty messages are bounded too. */
+    static final int MESSAGE_OVERHEAD_BYTES = 64;
+    /** Topics this node remembers sequence numbers for as a sender, least recently used forgotten first. */
+    static final int MAX_OUT_STREAMS = 4096;
+    /** Longest pause between attempts while no server has ever answered. */
+    private static final Duration MAX_CONNECT_BACKOFF = Duration.ofSeconds(5);
+    /** How long {@link #close()} waits for the engine thread. */
+    private static final long CLOSE_WAIT_MILLIS = 5000;
+
+    /** Where the link stands. */
+    public enum State {
+        /** Not yet connected since start-up. */
+        CONNECTING,
+        CONNECTED,
+        /** The link was lost; the client is trying every known server. */
+        RECONNECTING,
+        CLOSED
+    }
+
+    private sealed interface Op permits Publish, Interest {
+    }
+
+    private record Publish(TopicKey key, boolean text, ByteBuf payload, int cost) implements Op {
+    }
+
+    private record Interest(TopicKey key, boolean on) implements Op {
+    }
+
+    /** A topic as this node sends it: subject, key bytes (hashed subjects only), stream id and sequence. */
+    private static final class OutStream {
+        final String subject;
+        final byte[] keyBytes;
+        final long id;
+        long seq;
+
+        OutStream(TopicKey key, long id) {
+            this.subject = Subjects.subject(key);
+            this.keyBytes = Subjects.isHashed(subject) ? key.toString().getBytes(StandardCharsets.UTF_8) : null;
+            this.id = id;
+        }
+    }
+
+    private final NatsConfig config;
+    private final String nodeName;
+    private final int maxMessageBytes;
+    private final Options options;
+    private final NatsStats stats = new NatsStats();
+    private final WarnOnce warnings = new WarnOnce(log);
+    private final LinkedBlockingQueue<Op> ops = new LinkedBlockingQueue<>();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicLong reassemblyBytes = new AtomicLong();
+    private final SecureRandom random = new SecureRandom();
+    private final Thread engine;
+    private volatile RemoteDelivery delivery;
+    private volatile Connection connection;
+    private volatile State state = State.CONNECTING;
+    private volatile boolean closing;
+    private volatile boolean stopped;
+    private volatile int subscriptionCount;
+
+    // Engine thread only.
+    private Dispatcher dispatcher;
+    private final Map<TopicKey, TopicSubscription> subscriptions = new HashMap<>();
+    private final Map<TopicKey, OutStream> outStreams = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<TopicKey, OutStream> eldest) {
+            return size() > MAX_OUT_STREAMS;
+        }
+    };
+
+    /**
+     * Prepares a broker; nothing connects until {@link #start}.
+     *
+     * @param maxMessageBytes the node's largest message: larger ones from other nodes are refused
+     * @throws IllegalArgumentException naming the setting, when the client options are invalid
+     */
+    public NatsBroker(NatsConfig config, String nodeName, int maxMessageBytes) {
+        this.config = requireNonNull(config, "config");
+        this.nodeName = requireNonNull(nodeName, "nodeName");
+        this.maxMessageBytes = maxMessageBytes;
+        this.options = options(config, nodeName);
+        this.engine = new Thread(this::run, "crossbar-nats");
+        this.engine.setDaemon(true);
+    }
+
+    private Options options(NatsConfig c, String name) {
+        Options.Builder b = new Options.Builder()
+                .servers(c.servers().toArray(new String[0]))
+                .connectionName(name)
+                // A node never receives its own publishes: its local members had them already.
+                .noEcho()
+                .maxReconnects(-1)
+                .reconnectWait(c.reconnectWait())
+                .connectionTimeout(c.connectTimeout())
+                .pingInterval(c.pingInterval())
+                .reconnectBufferSize(c.maxPendingBytes())
+                .connectionListener(this::onConnectionEvent)
+                .errorListener(new Errors());
+        if (c.user() != null) {
+            b.userInfo(c.user().toCharArray(), c.password().toCharArray());
+        }
+        if (c.token() != null) {
+            b.token(c.token().toCharArray());
+        }
+        if (c.credsFile() != null) {
+            b.authHandler(Nats.credentials(c.credsFile().toString()));
+        }
+        if (c.tlsCaFile() != null) {
+            b.sslContext(NatsTls.trusting(c.tlsCaFile()));
+        } else if (c.tls()) {
+            try {
+                b.secure();
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalArgumentException("natsTls: no TLS in this JVM: " + e.getMessage(), e);
+            }
+        }
+        try {
+            return b.build();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IllegalArgumentException("nats: " + e.getMessage(), e);
+        }
+    }
+
+    /** Starts connecting in the background; messages from other nodes go to {@code delivery}. */
+    public void start(RemoteDelivery delivery) {
+        this.delivery = requireNonNull(delivery, "delivery");
+        log.info("Cluster link starting: node '{}' via {}", nodeName, config);
+        engine.start();
+    }
+
+    // ---- Broker: called on event loops, never blocks ----
+
+    @Override
+    public void interest(TopicKey topic) {
+        ops.add(new Interest(topic, true));
+    }
+
+    @Override
+    public void noInterest(TopicKey topic) {
+        ops.add(new Interest(topic, false));
+    }
+
+    @Override
+    public void publish(TopicKey topic, boolean text, ByteBuf payload) {
+        int cost = payload.readableBytes() + MESSAGE_OVERHEAD_BYTES;
+        long before = queuedBytes.getAndAdd(cost);
+        if (stopped || (before > 0 && before + cost > config.maxPendingBytes())) {
+            queuedBytes.getAndAdd(-cost);
+            payload.release();
+            stats.recordDroppedOut();
+            warnings.warn("full", "dropping messages for other nodes: {} bytes already wait for NATS (state {})",
+                    before, state);
+            return;
+        }
+        ops.add(new Publish(topic, text, payload, cost));
+        if (stopped) {
+            // Raced with the engine's exit: nobody else will release what is queued.
+            discardQueued();
+        }
+    }
+
+    // ---- engine thread ----
+
+    private void run() {
+        try {
+            Connection c = connect();
+            if (c == null) {
+                return;
+            }
+            connection = c;
+            while (!closing) {
+                Op op = ops.poll(100, TimeUnit.MILLISECONDS);
+                if (op instanceof Publish p) {
+                    send(c, p);
+                } else if (op instanceof Interest i) {
+                    changeInterest(i);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.error("Cluster link engine stopped by an unexpected error; this node now relays locally only", e);
+        } finally {
+            stopped = true;
+            discardQueued();
+        }
+    }
+
+    /**
+     * Connects, retrying with backoff until a server answers or the broker closes; null if closed.
+     * Meanwhile interest changes are folded into the set of topics to subscribe once connected, and
+     * messages are dropped (counted): there is nowhere to send them, and nothing grows without bound.
+     */
+    private Connection connect() throws InterruptedException {
+        long waitMillis = config.reconnectWait().toMillis();
+        Map<TopicKey, Boolean> wanted = new LinkedHashMap<>();
+        while (!closing) {
+            try {
+                Connection c = Nats.connect(options);
+                if (closing) {
+                    c.close();
+                    return null;
+                }
+                dispatcher = c.createDispatcher();
+                // Bounded in bytes, not in count: what the dispatcher cannot hold is dropped by the
+                // client and shows up here as a gap in a stream's sequence, counted as lost.
+                dispatcher.setPendingLimits(-1, config.maxPendingBytes());
+                for (TopicKey key : wanted.keySet()) {
+                    changeInterest(new Interest(key, true));
+                }
+                return c;
+            } catch (IOException e) {
+                state = State.CONNECTING;
+                warnings.warn("connect", "NATS not reachable ({}): {}; relaying locally and retrying",
+                        config, e.getMessage());
+            }
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+            long left;
+            while (!closing && (left = until - System.nanoTime()) > 0) {
+                Op op = ops.poll(left, TimeUnit.NANOSECONDS);
+                if (op instanceof Interest i) {
+                    if (i.on()) {
+                        wanted.put(i.key(), Boolean.TRUE);
+                    } else {
+                        wanted.remove(i.key());
+                    }
+                } else if (op instanceof Publish p) {
+                    p.payload().release();
+                    queuedBytes.getAndAdd(-p.cost());
+                    stats.recordDroppedOut();
+                }
+            }
+            waitMillis = Math.min(waitMillis * 2, MAX_CONNECT_BACKOFF.toMillis());
+        }
+        return null;
+    }
+
+    private void send(Connection c, Publish p) {
+        ByteBuf payload = p.payload();
+        try {
+            // The client's own buffer is bounded by waiting here (the call itself waits while the
+            // client's writer is stuck on a stalled socket): meanwhile this queue fills and event
+            // loops drop whole messages, counted.
+            while (c.outgoingPendingBytes() >= config.maxPendingBytes() && !closing) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            OutStream out = outStreams.computeIfAbsent(p.key(), k -> new OutStream(k, random.nextLong()));
+            int length = payload.readableBytes();
+            int header = Envelope.headerLength(out.keyBytes);
+            long room = c.getMaxPayload() - header;
+            if (room <= 0) {
+                throw new IllegalArgumentException("server max_payload " + c.getMaxPayload() + " leaves no room after the "
+                        + header + "-byte envelope");
+            }
+            long seq = ++out.seq;
+            int offset = 0;
+            int part = 0;
+            do {
+                int n = (int) Math.min(room, length - offset);
+                boolean more = offset + n < length;
+                byte[] data = new byte[header + n];
+                Envelope.writeHeader(data, p.text(), more, out.id, seq, part, length, out.keyBytes);
+                payload.getBytes(payload.readerIndex() + offset, data, header, n);
+                c.publish(out.subject, data);
+                offset += n;
+                part++;
+            } while (offset < length);
+            stats.recordSent(length);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // Closed, reconnect buffer full, or the client's queue stayed full: the message is lost here.
+            stats.recordDroppedOut();
+            warnings.warn("publish", "dropping a message for other nodes: {}", e.getMessage());
+        } finally {
+            payload.release();
+            queuedBytes.getAndAdd(-p.cost());
+        }
+    }
+
+    private void changeInterest(Interest i) {
+        try {
+            if (i.on()) {
+                if (!subscriptions.containsKey(i.key())) {
+                    String subject = Subjects.subject(i.key());
+                    TopicSubscription s = new TopicSubscription(i.key(), subject,
+                            new Reassembler(maxMessageBytes, config.maxPendingBytes(), reassemblyBytes, stats),
+                            delivery, stats, warnings);
+                    s.bind(dispatcher.subscribe(subject, s));
+                    subscriptions.put(i.key(), s);
+                    if (log.isDebugEnabled()) {
+                        log.debug("subscribed {} for {}", subject, i.key());
+                    }
+                }
+            } else {
+                TopicSubscription s = subscriptions.remove(i.key());
+                if (s != null) {
+                    dispatcher.unsubscribe(s.subscription());
+                    s.close();
+                    if (log.isDebugEnabled()) {
+                        log.debug("unsubscribed {}", i.key());
+                    }
+                }
+            }
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            warnings.warn("subscribe", "cannot change the subscription for {}: {}", i.key(), e.getMessage());
+        } finally {
+            subscriptionCount = subscriptions.size();
+        }
+    }
+
+    private void discardQueued() {
+        Op op;
+        while ((op = ops.poll()) != null) {
+            if (op instanceof Publish p) {
+                p.payload().release();
+                queuedBytes.getAndAdd(-p.cost());
+                stats.recordDroppedOut();
+            }
+        }
+    }
+
+    // ---- NATS client callbacks ----
+
+    private void onConnectionEvent(Connection c, ConnectionListener.Events type) {
+        switch (type) {
+            case CONNECTED -> {
+                state = State.CONNECTED;
+                warnings.reset("connect");
+                log.info("Cluster link up: node '{}' connected to {} (max_payload {} bytes)", nodeName,
+                        NatsConfig.redactUrl(String.valueOf(c.getConnectedUrl())), c.getMaxPayload());
+            }
+            case DISCONNECTED -> {
+                if (!closing) {
+                    state = State.RECONNECTING;
+                    log.warn("Cluster link lost; relaying locally and reconnecting");
+                }
+            }
+            case RECONNECTED -> {
+                state = State.CONNECTED;
+                stats.recordReconnect();
+                warnings.reset("publish");
+                log.info("Cluster link back: connected to {}", NatsConfig.redactUrl(String.valueOf(c.getConnectedUrl())));
+            }
+            case RESUBSCRIBED -> log.debug("Cluster link: subscriptions re-established");
+            case LAME_DUCK -> log.info("Cluster link: server {} is shutting down; moving to another",
+                    NatsConfig.redactUrl(String.valueOf(c.getConnectedUrl())));
+            case CLOSED -> state = State.CLOSED;
+            default -> log.debug("Cluster link event {}", type);
+        }
+    }
+
+    /** Client errors to SLF4J, once per kind; drops it reports are counted. */
+    private final class Errors implements ErrorListener {
+        @Override
+        public void errorOccurred(Connection conn, String error) {
+            warnings.warn("server:" + error, "NATS server error: {}", error);
+        }
+
+        @Override
+        public void exceptionOccurred(Connection conn, Exception exp) {
+            if (closing) {
+                log.debug("NATS client while closing: {}", exp.toString());
+                return;
+            }
+            warnings.warn("exception:" + exp.getClass().getName(), "NATS client: {}", exp.toString());
+        }
+
+        @Override
+        public void slowConsumerDetected(Connection conn, Consumer consumer) {
+            warnings.warn("slow", "NATS messages arrive faster than this node hands them out; "
+                    + "the excess is dropped and counted as lost");
+        }
+
+        @Override
+        public void messageDiscarded(Connection conn, Message msg) {
+            stats.recordDroppedOut();
+        }
+
+        @Override
+        public void socketWriteTimeout(Connection conn) {
+            warnings.warn("write-timeout", "NATS server is not reading; the client will reconnect");
+        }
+    }
+
+    // ---- state for health and metrics ----
+
+    public NatsStats stats() {
+        return stats;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /** Null while the link is up; otherwise one line for {@code /healthz}. */
+    public String degradedReason() {
+        State s = state;
+        return s == State.CONNECTED ? null : "cluster link " + s.name().toLowerCase(java.util.Locale.ROOT)
+                + "; relaying to local clients only";
+    }
+
+    /**
+     * Bytes queued here for the engine, not yet handed to the NATS client. (The client's own buffer,
+     * bounded by the same figure, is not included: reading it takes a lock its writer holds while a
+     * stalled socket write lasts, and a gauge must never block.)
+     */
+    public long pendingBytes() {
+        return queuedBytes.get();
+    }
+
+    /** Topics this node is subscribed to now. */
+    public int subscriptions() {
+        return subscriptionCount;
+    }
+
+    /** The server this node is connected to (credentials hidden), or null. */
+    public String connectedUrl() {
+        Connection c = connection;
+        String url = c == null ? null : c.getConnectedUrl();
+        return url == null ? null : NatsConfig.redactUrl(url);
+    }
+
+    /** Stops the engine, closes the connection (every subscription with it) and releases what was queued. */
+    @Override
+    public void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        engine.interrupt();
+        try {
+            engine.join(CLOSE_WAIT_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Connection c = connection;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (!engine.isAlive()) {
+            for (TopicSubscription s : subscriptions.values()) {
+                s.close();
+            }
+        }
+        state = State.CLOSED;
+        discardQueued();
+        log.info("Cluster link closed: {} messages out, {} in, {} dropped out, {} lost in", stats.messagesOut(),
+                stats.messagesIn(), stats.droppedOut(), stats.lostIn());
+    }
+}

@@ -1,0 +1,266 @@
+package dev.crossbar.server.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Real {@code nats-server} processes on loopback: a full-mesh cluster (routes between every pair,
+ * monitoring on) or a single server. Ports are free ephemeral ones; each server logs to a file in the
+ * given directory. {@link #close()} kills every process it started, forcibly if need be.
+ *
+ * <p>The servers run without a system account ({@code no_sys_acc}), so the monitoring counters
+ * ({@code /subsz}, {@code /routez}, {@code /connz}) show Crossbar's traffic and nothing else.
+ */
+public final class NatsCluster implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path dir;
+    private final int[] clientPorts;
+    private final int[] clusterPorts;
+    private final int[] monitorPorts;
+    private final Process[] processes;
+
+    private NatsCluster(Path dir, int n) {
+        this.dir = dir;
+        this.clientPorts = new int[n];
+        this.clusterPorts = new int[n];
+        this.monitorPorts = new int[n];
+        this.processes = new Process[n];
+    }
+
+    /** The {@code nats-server} executable, or an AssertionError saying how to install it. */
+    public static String executable() {
+        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
+        dirs.add("/usr/sbin");
+        dirs.add("/usr/bin");
+        dirs.add("/usr/local/bin");
+        for (String d : dirs) {
+            Path p = Path.of(d.isEmpty() ? "." : d, "nats-server");
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        throw new AssertionError("nats-server not found on PATH or in /usr/sbin: install it "
+                + "(Debian: apt-get install nats-server; .ci/run does)");
+    }
+
+    /** Starts {@code n} servers joined by routes and waits until every route is up. */
+    public static NatsCluster start(Path dir, int n) {
+        NatsCluster c = new NatsCluster(dir, n);
+        try {
+            c.startAll(n > 1);
+            return c;
+        } catch (RuntimeException | Error e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** Starts one server with no cluster on {@code clientPort}. */
+    public static NatsCluster single(Path dir, int clientPort) {
+        NatsCluster c = new NatsCluster(dir, 1);
+        c.clientPorts[0] = clientPort;
+        try {
+            c.startAll(false);
+            return c;
+        } catch (RuntimeException | Error e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    public static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void startAll(boolean clustered) {
+        try {
+            Path conf = dir.resolve("nats.conf");
+            Files.writeString(conf, "no_sys_acc: true\n");
+            for (int i = 0; i < processes.length; i++) {
+                if (clientPorts[i] == 0) {
+                    clientPorts[i] = freePort();
+                }
+                clusterPorts[i] = freePort();
+                monitorPorts[i] = freePort();
+            }
+            String routes = java.util.Arrays.stream(clusterPorts).mapToObj(p -> "nats://127.0.0.1:" + p)
+                    .collect(Collectors.joining(","));
+            for (int i = 0; i < processes.length; i++) {
+                processes[i] = launch(i, conf, clustered ? routes : null);
+            }
+            for (int i = 0; i < processes.length; i++) {
+                int server = i;
+                RelayServerExtension.await("nats-server " + i + " monitoring", Duration.ofSeconds(10),
+                        () -> monitorOrNull(server, "/varz") != null);
+                if (clustered) {
+                    RelayServerExtension.await("nats-server " + i + " routes", Duration.ofSeconds(10), () -> {
+                        JsonNode r = monitorOrNull(server, "/routez");
+                        return r != null && r.path("num_routes").asInt() == processes.length - 1;
+                    });
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Process launch(int i, Path conf, String routes) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(executable(), "-c", conf.toString(), "-a", "127.0.0.1",
+                "-p", String.valueOf(clientPorts[i]), "-m", String.valueOf(monitorPorts[i]), "-n", "nats-" + i));
+        if (routes != null) {
+            cmd.addAll(List.of("--cluster_name", "crossbar-test", "--cluster", "nats://127.0.0.1:" + clusterPorts[i],
+                    "--routes", routes));
+        }
+        File log = dir.resolve("nats-" + i + ".log").toFile();
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
+    }
+
+    public int size() {
+        return processes.length;
+    }
+
+    public String url(int i) {
+        return "nats://127.0.0.1:" + clientPorts[i];
+    }
+
+    public int monitorPort(int i) {
+        return monitorPorts[i];
+    }
+
+    /** GETs a monitoring endpoint of server {@code i} ({@code /varz}, {@code /connz?subs=1}, ...). */
+    public JsonNode monitor(int i, String path) {
+        JsonNode n = monitorOrNull(i, path);
+        if (n == null) {
+            throw new AssertionError("nats-server " + i + " monitoring " + path + " did not answer");
+        }
+        return n;
+    }
+
+    private JsonNode monitorOrNull(int i, String path) {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + monitorPorts[i] + path))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? JSON.readTree(r.body()) : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** Subscriptions server {@code i} holds, its clients' and its routes' together. */
+    public int subscriptions(int i) {
+        return monitor(i, "/subsz").path("num_subscriptions").asInt();
+    }
+
+    /** The client connection named {@code name} on server {@code i}, from {@code /connz}, or null. */
+    public JsonNode connection(int i, String name) {
+        for (JsonNode c : monitor(i, "/connz?subs=1").path("connections")) {
+            if (name.equals(c.path("name").asText())) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** Messages server {@code i} received over its routes from the other servers. */
+    public long routeInMsgs(int i) {
+        long sum = 0;
+        for (JsonNode r : monitor(i, "/routez").path("routes")) {
+            sum += r.path("in_msgs").asLong();
+        }
+        return sum;
+    }
+
+    public long routeInBytes(int i) {
+        long sum = 0;
+        for (JsonNode r : monitor(i, "/routez").path("routes")) {
+            sum += r.path("in_bytes").asLong();
+        }
+        return sum;
+    }
+
+    /** Stops server {@code i} without closing its sockets (SIGSTOP): a hung server, or a stalled link. */
+    public void pause(int i) {
+        signal(i, "-STOP");
+    }
+
+    /** Lets a paused server {@code i} run again (SIGCONT). */
+    public void resume(int i) {
+        signal(i, "-CONT");
+    }
+
+    private void signal(int i, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(processes[i].pid())).inheritIO().start();
+            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new AssertionError("kill " + signal + " nats-server " + i + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted");
+        }
+    }
+
+    /** Kills server {@code i} at once (SIGKILL), as a crash would. */
+    public void kill(int i) {
+        Process p = processes[i];
+        if (p != null) {
+            p.destroyForcibly();
+            try {
+                p.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < processes.length; i++) {
+            if (processes[i] != null) {
+                // A paused server ignores this until continued; the forcible kill below still ends it.
+                processes[i].destroy();
+            }
+        }
+        for (int i = 0; i < processes.length; i++) {
+            Process p = processes[i];
+            if (p == null) {
+                continue;
+            }
+            try {
+                if (!p.waitFor(3, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(3, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                p.destroyForcibly();
+            }
+        }
+    }
+}
