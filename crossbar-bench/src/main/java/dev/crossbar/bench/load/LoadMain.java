@@ -22,6 +22,8 @@ public final class LoadMain {
     static int run(String... args) {
         CommandLine cmd = new CommandLine(new LoadCommand());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        // The last of a repeated flag wins, so scripts can put common flags first and override them.
+        cmd.setOverwrittenOptionsAllowed(true);
         cmd.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("load: " + ex.getMessage() + " (see --help)");
             return 2;

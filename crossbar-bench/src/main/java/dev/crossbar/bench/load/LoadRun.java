@@ -81,6 +81,7 @@ final class LoadRun {
                 .put("scenario", c.scenario().label())
                 .put("relay", relay.kind())
                 .put("url", relay.baseUri().toString())
+                .put("topic", c.topic())
                 .put("run", runIndex)
                 .put("time", Instant.now().toString());
         if (c.scenario().sends()) {

@@ -28,6 +28,8 @@ final class Sender implements Runnable {
     static final long MIN_TICK_NANOS = 50_000;
     /** ... and no coarser than this, so a slow rate still starts promptly. */
     static final long MAX_TICK_NANOS = 100_000_000;
+    /** A paced sender that fell behind sends at most this much of its rate at once to catch up. */
+    static final double CATCH_UP_SECONDS = 0.010;
 
     private final Channel channel;
     private final int id;
@@ -39,6 +41,8 @@ final class Sender implements Runnable {
     private final LongSupplier acked;
     private final long maxMessages;
     private final long tickNanos;
+    /** Most messages a paced sender sends at once to catch up: a window, 10 ms worth, or 2. */
+    private final long catchUpLimit;
 
     private final AtomicLong sent = new AtomicLong();
     private final AtomicBoolean parked = new AtomicBoolean();
@@ -69,6 +73,7 @@ final class Sender implements Runnable {
         this.maxMessages = maxMessages;
         long period = ratePerSecond > 0 ? (long) (1e9 / ratePerSecond) : MIN_TICK_NANOS;
         this.tickNanos = Math.max(MIN_TICK_NANOS, Math.min(MAX_TICK_NANOS, period));
+        this.catchUpLimit = Math.max(Math.max(2, window), (long) Math.ceil(ratePerSecond * CATCH_UP_SECONDS));
     }
 
     /** Starts sending now, on the channel's loop. */
@@ -106,6 +111,12 @@ final class Sender implements Runnable {
         long allowed = Math.min(MAX_BATCH, maxMessages - n);
         if (ratePerSecond > 0) {
             long due = (long) ((now - startNanos) * ratePerSecond / 1e9) + 1;
+            if (due - n > catchUpLimit) {
+                // Fell behind (window full, socket full, loop busy): forgive the excess rather than
+                // burst above the rate later, so a paced run stays at its rate.
+                startNanos = now - (long) ((n + catchUpLimit - 1) * 1e9 / ratePerSecond);
+                due = n + catchUpLimit;
+            }
             allowed = Math.min(allowed, due - n);
         }
         if (window > 0) {
