@@ -44,6 +44,7 @@ MATRIX=(
   "fanout-fast-100-64b|fanout -n 100 --rate 0 --size 64"
   "mesh-10|mesh -n 10 --rate 100"
   "slow|slow -n 10 --rate 2000"
+  "slow-500|slow -n 10 --rate 500"
   "idle-10000|idle -n 10000 --settle 3s --duration 5s"
 )
 
