@@ -6,10 +6,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The end of one benchmark connection: hands each whole data message to its
@@ -19,6 +21,8 @@ import io.netty.util.concurrent.EventExecutor;
  * <p>Ownership: the last inbound handler; it releases every message it reads.
  */
 final class BenchHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(BenchHandler.class);
 
     private final Function<EventExecutor, IntegrityChecker> checkerFactory;
     private final Runnable onProgress;
@@ -94,8 +98,11 @@ final class BenchHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         errors.incrementAndGet();
-        if (!(cause instanceof IOException)) {
-            System.err.println("bench: " + ctx.channel() + ": " + cause);
+        // Counted either way (the run reports "errors"); a reset by the relay is expected news.
+        if (cause instanceof IOException) {
+            log.debug("{} connection error: {}", ctx.channel(), cause.toString());
+        } else {
+            log.warn("{} closing after unexpected error", ctx.channel(), cause);
         }
         ctx.close();
     }

@@ -380,6 +380,7 @@ final class LoadRun {
         }
     }
 
+    /** Progress and CPU readings at one instant, to subtract one from another. */
     private record Snapshot(long nanos, long bytes, double relayCpuSeconds, double selfCpuSeconds) {
     }
 

@@ -7,6 +7,7 @@ import java.util.Locale;
 /** The human-readable form of results: one aligned row per run or summary, under one header. */
 final class ResultTable {
 
+    /** One column: its title, the result key it shows, and its width. */
     private record Column(String title, String key, int width) {
     }
 
