@@ -89,7 +89,7 @@ public final class CrossbarServer implements AutoCloseable {
         this.topics = new TopicRegistry(config.maxTopics(), cluster == null ? Broker.LOCAL : cluster);
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
-        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor);
+        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName());
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
         this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
     }
@@ -143,6 +143,7 @@ public final class CrossbarServer implements AutoCloseable {
             }
         }
         if (cluster != null) {
+            metrics.bindCluster(cluster);
             cluster.start(router);
         }
 

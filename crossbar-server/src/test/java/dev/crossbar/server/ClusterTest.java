@@ -16,6 +16,8 @@ import dev.crossbar.server.testing.CrossbarCluster;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NatsCluster;
 import dev.crossbar.server.testing.NettyClient;
+import dev.crossbar.server.testing.PrometheusText;
+import dev.crossbar.server.testing.StatsReader;
 import dev.crossbar.server.testing.Received;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
@@ -124,6 +126,34 @@ class ClusterTest {
                 NatsStats s = c.broker(node).stats();
                 assertEquals(4, s.messagesOut(), CrossbarCluster.name(node) + " publishes each message once");
                 assertEquals(8, s.messagesIn(), CrossbarCluster.name(node) + " receives each remote message once");
+            }
+        }
+    }
+
+    @Test
+    void eachNodeNamesItselfInStatisticsAndShowsTheLinkInMetrics(@TempDir Path dir) throws Exception {
+        try (CrossbarCluster c = CrossbarCluster.start(dir); Clients clients = new Clients()) {
+            NettyClient pub = clients.add(NettyClient.connect(c.ws(0, "/in/named")));
+            NettyClient sub = clients.add(NettyClient.connect(c.ws(2, "/out/named")));
+            c.awaitSubscriptions(1);
+            for (int i = 0; i < 5; i++) {
+                pub.sendBinary(new byte[100]);
+            }
+            for (int i = 0; i < 5; i++) {
+                assertEquals(100, sub.take().data().length);
+            }
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            PrometheusText a = PrometheusText.parse(http.send(java.net.http.HttpRequest.newBuilder(c.http(0, "/metrics"))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body());
+            PrometheusText cc = PrometheusText.parse(http.send(java.net.http.HttpRequest.newBuilder(c.http(2, "/metrics"))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body());
+            assertEquals(5.0, a.value("crossbar_nats_messages_out_total"), "node A published each message once");
+            assertEquals(500.0, a.value("crossbar_nats_bytes_out_total"));
+            assertEquals(5.0, cc.value("crossbar_nats_messages_in_total"), "node C received each once");
+            assertEquals(1.0, a.value("crossbar_nats_connected"));
+            assertEquals(0.0, cc.value("crossbar_nats_dropped_in_total") + cc.value("crossbar_nats_lost_in_total"));
+            try (JdkClient stats = clients.add(JdkClient.connect(c.ws(2, "/ws")))) {
+                assertEquals("node-c", StatsReader.next(stats, Duration.ofSeconds(10)).path("node").asText());
             }
         }
     }

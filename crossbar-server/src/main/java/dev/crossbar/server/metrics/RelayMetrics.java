@@ -6,6 +6,8 @@ import dev.crossbar.core.relay.Router;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.cluster.NatsBroker;
+import dev.crossbar.server.cluster.NatsStats;
 import dev.crossbar.server.http.HandshakeFailures;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -63,6 +65,8 @@ public final class RelayMetrics implements AutoCloseable {
     private final Router router;
     private final HandshakeFailures failures;
     private final IntSupplier statsSockets;
+    /** The cluster link whose meters {@link #bindCluster} registered (kept for the same reason). */
+    private NatsBroker clusterLink;
 
     public RelayMetrics(TopicRegistry topics, Router router, HandshakeFailures failures, EventLoopGroup eventLoops,
                         IntSupplier statsSockets) {
@@ -134,5 +138,33 @@ public final class RelayMetrics implements AutoCloseable {
     public void close() {
         gc.close();
         registry.close();
+    }
+
+    /**
+     * Adds the cluster link's counters and state ({@code crossbar.nats.*}), read live from
+     * {@code broker}: nothing is counted twice and nothing is tagged by topic.
+     */
+    public void bindCluster(NatsBroker broker) {
+        requireNonNull(broker, "broker");
+        clusterLink = broker;
+        NatsStats s = broker.stats();
+        counter(NatsStats.MESSAGES_OUT, s, NatsStats::messagesOut, "Messages published to NATS");
+        counter(NatsStats.BYTES_OUT, s, NatsStats::bytesOut, "Payload bytes published to NATS");
+        counter(NatsStats.MESSAGES_IN, s, NatsStats::messagesIn, "Messages received from NATS");
+        counter(NatsStats.BYTES_IN, s, NatsStats::bytesIn, "Payload bytes received from NATS");
+        counter(NatsStats.DROPPED_OUT, s, NatsStats::droppedOut, "Messages not published: the link's queue was full");
+        counter(NatsStats.DROPPED_IN, s, NatsStats::droppedIn, "Messages from NATS refused: larger than this node's limit");
+        counter(NatsStats.LOST_IN, s, NatsStats::lostIn, "Messages from other nodes known lost (sequence gaps)");
+        counter(NatsStats.DUPLICATES_IN, s, NatsStats::duplicatesIn, "Duplicate messages from NATS discarded");
+        counter(NatsStats.REJECTED_IN, s, NatsStats::rejectedIn, "Malformed messages from NATS discarded");
+        counter(NatsStats.RECONNECTS, s, NatsStats::reconnects, "Reconnections to NATS");
+        Gauge.builder(NatsStats.STATE, broker, b -> b.degradedReason() == null ? 1 : 0)
+                .description("1 while the NATS link is up, 0 while degraded").register(registry);
+        Gauge.builder(NatsStats.PENDING_BYTES, broker, NatsBroker::pendingBytes)
+                .description("Bytes queued for NATS by this node").register(registry);
+    }
+
+    private void counter(String name, NatsStats stats, ToLongFunction<NatsStats> read, String description) {
+        FunctionCounter.builder(name, stats, st -> read.applyAsLong(st)).description(description).register(registry);
     }
 }

@@ -49,9 +49,16 @@ public final class StatsService implements AutoCloseable {
     private final ChannelGroup subscribers;
     /** Created on the executor, so resolving the host name never blocks the caller; used only there. */
     private Snapshotter snapshotter;
+    private final String node;
     private ScheduledFuture<?> ticker;
 
     public StatsService(TopicRegistry topics, Duration interval, EventExecutor executor) {
+        this(topics, interval, executor, null);
+    }
+
+    /** @param node the name snapshots carry ({@code --node-name}); null: this host's name */
+    public StatsService(TopicRegistry topics, Duration interval, EventExecutor executor, String node) {
+        this.node = node;
         this.topics = requireNonNull(topics, "topics");
         this.interval = requireNonNull(interval, "interval");
         this.executor = requireNonNull(executor, "executor");
@@ -61,7 +68,7 @@ public final class StatsService implements AutoCloseable {
 
     /** Starts the periodic snapshots. */
     public void start() {
-        executor.execute(() -> snapshotter = new Snapshotter(topics, hostName(), startedAtMillis, startedAtNanos,
+        executor.execute(() -> snapshotter = new Snapshotter(topics, node != null ? node : hostName(), startedAtMillis, startedAtNanos,
                 interval.toMillis() / 1000.0, sockets::size));
         long ms = interval.toMillis();
         ticker = executor.scheduleAtFixedRate(this::tick, ms, ms, TimeUnit.MILLISECONDS);

@@ -1,0 +1,62 @@
+package dev.crossbar.bench.jmh;
+
+import dev.crossbar.core.relay.PreparedFrame;
+import dev.crossbar.core.route.Route;
+import dev.crossbar.core.stats.ConnectionStats;
+import dev.crossbar.core.topic.Member;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A topic member on a real event loop that does what a session does with a delivery, except the
+ * socket write: takes a {@code retainedDuplicate()}, counts it, and releases it, as a socket
+ * write would once sent. Each delivery counts down the benchmark's {@code remaining}.
+ */
+final class DiscardMember implements Member {
+
+    private final EventExecutor loop;
+    private final Route route;
+    private final AtomicInteger remaining;
+    private final ConnectionStats stats = ConnectionStats.startingNow();
+    private boolean needsFlush;
+
+    DiscardMember(EventExecutor loop, Route route, AtomicInteger remaining) {
+        this.loop = loop;
+        this.route = route;
+        this.remaining = remaining;
+    }
+
+    @Override
+    public EventExecutor executor() {
+        return loop;
+    }
+
+    @Override
+    public Route route() {
+        return route;
+    }
+
+    @Override
+    public ConnectionStats stats() {
+        return stats;
+    }
+
+    @Override
+    public boolean deliver(PreparedFrame frame) {
+        ByteBuf dup = frame.content().retainedDuplicate();
+        stats.recordOut(frame.payloadLength(), System.nanoTime());
+        dup.release();
+        remaining.decrementAndGet();
+        if (needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
+    }
+
+    @Override
+    public void flush() {
+        needsFlush = false;
+    }
+}

@@ -1,0 +1,353 @@
+package dev.crossbar.bench.load;
+
+import static java.util.Objects.requireNonNull;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One load run's parameters, validated when built: every run is bounded in time (warm-up,
+ * duration, drain and connect time each have a cap) and in count (messages, connections), and
+ * talks to loopback only. Defaults are the constants below and the {@link Scenario}'s own.
+ */
+final class LoadConfig {
+
+    public static final Duration DEFAULT_DURATION = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(5);
+    /** A drain ends early once nothing has arrived for this long (the relay dropped or stalled). */
+    public static final Duration DEFAULT_DRAIN_QUIET = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_SETTLE = Duration.ofMillis(500);
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(60);
+    public static final long DEFAULT_MAX_MESSAGES = 100_000_000;
+    public static final int DEFAULT_CLIENT_THREADS = 2;
+
+    public static final Duration MAX_DURATION = Duration.ofMinutes(10);
+    public static final Duration MAX_PHASE = Duration.ofMinutes(2);
+    /** Sequence numbers index a per-sender bit set: an int. */
+    public static final long MAX_MESSAGES = Integer.MAX_VALUE;
+    public static final int MAX_CONNECTIONS = 100_000;
+    public static final double MAX_RATE = 10_000_000;
+    public static final int MAX_CLIENT_THREADS = 64;
+
+    private final Scenario scenario;
+    private final URI baseUri;
+    private final String label;
+    private final String topic;
+    private final int size;
+    private final int count;
+    private final double rate;
+    private final int window;
+    private final Duration warmup;
+    private final Duration duration;
+    private final Duration drain;
+    private final Duration drainQuiet;
+    private final Duration settle;
+    private final Duration connectTimeout;
+    private final long maxMessages;
+    private final int clientThreads;
+    private final List<String> bindAddresses;
+
+    private LoadConfig(Builder b) {
+        this.scenario = requireNonNull(b.scenario, "scenario");
+        this.baseUri = checkLoopback(requireNonNull(b.baseUri, "baseUri"));
+        this.label = requireNonNull(b.label, "label");
+        this.topic = requireNonNull(b.topic, "topic");
+        if (!topic.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new IllegalArgumentException("topic: '" + topic + "' (expected: 1-64 of A-Z a-z 0-9 . _ -)");
+        }
+        this.size = b.size != null ? b.size : scenario.size;
+        if (scenario.sends() && (size < MessageFormat.MIN_SIZE || size > MessageFormat.MAX_SIZE)) {
+            throw new IllegalArgumentException("size: " + size + " (expected: " + MessageFormat.MIN_SIZE + ".."
+                    + MessageFormat.MAX_SIZE + " bytes)");
+        }
+        this.count = b.count != null ? b.count : scenario.count;
+        int minCount = scenario == Scenario.MESH ? 2 : 1;
+        if (count < minCount || count > MAX_CONNECTIONS) {
+            throw new IllegalArgumentException("count: " + count + " (expected: " + minCount + ".." + MAX_CONNECTIONS + ")");
+        }
+        if (scenario == Scenario.PINGPONG || scenario == Scenario.LARGE) {
+            if (count != 1) {
+                throw new IllegalArgumentException(scenario.label() + ": " + count + " receivers (expected: 1; use fanout for more)");
+            }
+        }
+        if (scenario == Scenario.MESH && size < MessageFormat.HEADER_BYTES) {
+            throw new IllegalArgumentException("size: " + size + " (expected: >= " + MessageFormat.HEADER_BYTES
+                    + " for mesh, whose messages must name their sender)");
+        }
+        if (scenario == Scenario.MESH && count > MessageFormat.MAX_SENDERS) {
+            throw new IllegalArgumentException("clients: " + count + " (expected: <= " + MessageFormat.MAX_SENDERS + ")");
+        }
+        this.rate = b.rate != null ? b.rate : scenario.rate;
+        if (rate < 0 || rate > MAX_RATE || Double.isNaN(rate)) {
+            throw new IllegalArgumentException("rate: " + rate + " (expected: 0.." + (long) MAX_RATE + " messages/s; 0 is as fast as possible)");
+        }
+        this.window = b.window != null ? b.window
+                : rate == 0 && scenario.window == 0 ? Scenario.AS_FAST_AS_POSSIBLE_WINDOW : scenario.window;
+        if (window < 0 || window > SendTimes.CAPACITY) {
+            throw new IllegalArgumentException("window: " + window + " (expected: 0.." + SendTimes.CAPACITY + ")");
+        }
+        if (scenario.sends() && rate == 0 && window == 0) {
+            throw new IllegalArgumentException("rate 0 and window 0 (expected: a rate, a window or both, so a run is bounded)");
+        }
+        if (scenario == Scenario.MESH && rate == 0) {
+            throw new IllegalArgumentException("rate: 0 (expected: > 0 for mesh, whose clients send at a rate)");
+        }
+        if (size < MessageFormat.HEADER_BYTES && scenario.sends() && window == 0) {
+            throw new IllegalArgumentException("window: 0 (expected: > 0 for " + size
+                    + "-byte messages, whose send times are kept in a ring of " + SendTimes.CAPACITY + ")");
+        }
+        this.warmup = within("warmup", b.warmup, Duration.ZERO, MAX_PHASE);
+        this.duration = within("duration", b.duration, Duration.ofMillis(100), MAX_DURATION);
+        this.drain = within("drain", b.drain, Duration.ZERO, MAX_PHASE);
+        this.drainQuiet = within("drainQuiet", b.drainQuiet, Duration.ofMillis(10), MAX_PHASE);
+        this.settle = within("settle", b.settle, Duration.ZERO, MAX_PHASE);
+        this.connectTimeout = within("connectTimeout", b.connectTimeout, Duration.ofMillis(100), MAX_PHASE);
+        this.maxMessages = b.maxMessages;
+        if (maxMessages < 1 || maxMessages > MAX_MESSAGES) {
+            throw new IllegalArgumentException("maxMessages: " + maxMessages + " (expected: 1.." + MAX_MESSAGES + ")");
+        }
+        this.clientThreads = b.clientThreads;
+        if (clientThreads < 1 || clientThreads > MAX_CLIENT_THREADS) {
+            throw new IllegalArgumentException("clientThreads: " + clientThreads + " (expected: 1.." + MAX_CLIENT_THREADS + ")");
+        }
+        this.bindAddresses = List.copyOf(b.bindAddresses);
+        for (String a : bindAddresses) {
+            checkLoopbackHost("bind", a);
+        }
+    }
+
+    private static Duration within(String name, Duration value, Duration min, Duration max) {
+        requireNonNull(value, name);
+        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: " + min + ".." + max + ")");
+        }
+        return value;
+    }
+
+    /** Benchmarks talk to this machine only. */
+    static URI checkLoopback(URI uri) {
+        if (!"ws".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() <= 0) {
+            throw new IllegalArgumentException("url: '" + uri + "' (expected: ws://127.0.0.1:PORT)");
+        }
+        checkLoopbackHost("url", uri.getHost());
+        return URI.create("ws://" + uri.getHost() + ":" + uri.getPort());
+    }
+
+    private static void checkLoopbackHost(String name, String host) {
+        try {
+            if (!InetAddress.getByName(host).isLoopbackAddress()) {
+                throw new IllegalArgumentException(name + ": '" + host + "' (expected: a loopback address such as 127.0.0.1)");
+            }
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(name + ": '" + host + "' (expected: a loopback address; unknown host)");
+        }
+    }
+
+    static Builder builder(Scenario scenario, URI baseUri) {
+        return new Builder(scenario, baseUri);
+    }
+
+    Builder toBuilder() {
+        Builder b = new Builder(scenario, baseUri);
+        b.label = label;
+        b.topic = topic;
+        b.size = size;
+        b.count = count;
+        b.rate = rate;
+        b.window = window;
+        b.warmup = warmup;
+        b.duration = duration;
+        b.drain = drain;
+        b.drainQuiet = drainQuiet;
+        b.settle = settle;
+        b.connectTimeout = connectTimeout;
+        b.maxMessages = maxMessages;
+        b.clientThreads = clientThreads;
+        b.bindAddresses = bindAddresses;
+        return b;
+    }
+
+    Scenario scenario() {
+        return scenario;
+    }
+
+    URI baseUri() {
+        return baseUri;
+    }
+
+    String label() {
+        return label;
+    }
+
+    String topic() {
+        return topic;
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** Subscribers (fanout, slow: not counting the slow one), clients (mesh) or connections (idle). */
+    int count() {
+        return count;
+    }
+
+    double rate() {
+        return rate;
+    }
+
+    int window() {
+        return window;
+    }
+
+    Duration warmup() {
+        return warmup;
+    }
+
+    Duration duration() {
+        return duration;
+    }
+
+    Duration drain() {
+        return drain;
+    }
+
+    Duration drainQuiet() {
+        return drainQuiet;
+    }
+
+    Duration settle() {
+        return settle;
+    }
+
+    Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    long maxMessages() {
+        return maxMessages;
+    }
+
+    int clientThreads() {
+        return clientThreads;
+    }
+
+    List<String> bindAddresses() {
+        return bindAddresses;
+    }
+
+    /** Longest a run can take, all phases at their caps: what tests and callers may rely on. */
+    Duration upperBound() {
+        return connectTimeout.plus(settle).plus(warmup).plus(duration).plus(drain)
+                .plus(Duration.ofSeconds(10)); // closing connections and loops
+    }
+
+    /** Builds a {@link LoadConfig}; unset values take the scenario's or the class's defaults. */
+    static final class Builder {
+        private final Scenario scenario;
+        private final URI baseUri;
+        private String label = "relay";
+        private String topic = "bench";
+        private Integer size;
+        private Integer count;
+        private Double rate;
+        private Integer window;
+        private Duration warmup = DEFAULT_WARMUP;
+        private Duration duration = DEFAULT_DURATION;
+        private Duration drain = DEFAULT_DRAIN;
+        private Duration drainQuiet = DEFAULT_DRAIN_QUIET;
+        private Duration settle = DEFAULT_SETTLE;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private long maxMessages = DEFAULT_MAX_MESSAGES;
+        private int clientThreads = DEFAULT_CLIENT_THREADS;
+        private List<String> bindAddresses = List.of();
+
+        private Builder(Scenario scenario, URI baseUri) {
+            this.scenario = scenario;
+            this.baseUri = baseUri;
+        }
+
+        Builder label(String v) {
+            label = v;
+            return this;
+        }
+
+        Builder topic(String v) {
+            topic = v;
+            return this;
+        }
+
+        Builder size(Integer v) {
+            size = v;
+            return this;
+        }
+
+        Builder count(Integer v) {
+            count = v;
+            return this;
+        }
+
+        Builder rate(Double v) {
+            rate = v;
+            return this;
+        }
+
+        Builder window(Integer v) {
+            window = v;
+            return this;
+        }
+
+        Builder warmup(Duration v) {
+            warmup = v;
+            return this;
+        }
+
+        Builder duration(Duration v) {
+            duration = v;
+            return this;
+        }
+
+        Builder drain(Duration v) {
+            drain = v;
+            return this;
+        }
+
+        Builder drainQuiet(Duration v) {
+            drainQuiet = v;
+            return this;
+        }
+
+        Builder settle(Duration v) {
+            settle = v;
+            return this;
+        }
+
+        Builder connectTimeout(Duration v) {
+            connectTimeout = v;
+            return this;
+        }
+
+        Builder maxMessages(long v) {
+            maxMessages = v;
+            return this;
+        }
+
+        Builder clientThreads(int v) {
+            clientThreads = v;
+            return this;
+        }
+
+        Builder bindAddresses(List<String> v) {
+            bindAddresses = requireNonNull(v, "bindAddresses");
+            return this;
+        }
+
+        LoadConfig build() {
+            return new LoadConfig(this);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.crossbar.bench.load;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.SplittableRandom;
+
+/**
+ * The bytes of one benchmark message of a fixed size, so a receiver can tell exactly which sent
+ * message it got and whether it arrived whole.
+ *
+ * <p>Full form (size &ge; {@value #HEADER_BYTES}): a header {@code magic:u16 sender:u16 length:u32
+ * seq:u64 sendNanos:u64}, then a body. Tiny form (3 to 23 bytes, one sender only): the low 24 bits
+ * of the sequence, then a body; the send time is kept by the sender ({@link SendTimes}) because
+ * it does not fit. The body is one of {@value #BODY_VARIANTS} fixed pseudo-random byte strings,
+ * chosen by the sequence, so a receiver checks content with one memory compare and a body moved
+ * between messages is still caught.
+ */
+final class MessageFormat {
+
+    static final int MAGIC = 0xCB5E;
+    static final int HEADER_BYTES = 24;
+    /** Smallest message: the tiny form's 24-bit sequence. */
+    static final int MIN_SIZE = 3;
+    static final int TINY_SEQ_BYTES = 3;
+    /** Largest message the tool builds; the relays under test allow 10 MiB. */
+    static final int MAX_SIZE = 16 * 1024 * 1024;
+    /** Senders a full-form header can name (u16). */
+    static final int MAX_SENDERS = 65_535;
+    static final int BODY_VARIANTS = 4;
+
+    static final int OFF_MAGIC = 0;
+    static final int OFF_SENDER = 2;
+    static final int OFF_LENGTH = 4;
+    static final int OFF_SEQ = 8;
+    static final int OFF_SEND_NANOS = 16;
+
+    private final int size;
+    private final boolean tiny;
+    private final ByteBuf[] bodies;
+
+    MessageFormat(int size) {
+        if (size < MIN_SIZE || size > MAX_SIZE) {
+            throw new IllegalArgumentException("size: " + size + " (expected: " + MIN_SIZE + ".." + MAX_SIZE + ")");
+        }
+        this.size = size;
+        this.tiny = size < HEADER_BYTES;
+        int bodyLength = size - headerLength();
+        SplittableRandom random = new SplittableRandom(0xC0FFEE);
+        bodies = new ByteBuf[BODY_VARIANTS];
+        for (int i = 0; i < BODY_VARIANTS; i++) {
+            byte[] b = new byte[bodyLength];
+            for (int j = 0; j < bodyLength; j++) {
+                b[j] = (byte) random.nextInt(256);
+            }
+            // Heap wrappers of plain arrays: never pooled, nothing to release.
+            bodies[i] = io.netty.buffer.Unpooled.wrappedBuffer(b).asReadOnly();
+        }
+    }
+
+    int size() {
+        return size;
+    }
+
+    boolean isTiny() {
+        return tiny;
+    }
+
+    int headerLength() {
+        return tiny ? TINY_SEQ_BYTES : HEADER_BYTES;
+    }
+
+    int bodyLength() {
+        return size - headerLength();
+    }
+
+    /** The body message {@code seq} carries; borrowed, read-only. */
+    ByteBuf body(long seq) {
+        return bodies[(int) (seq & (BODY_VARIANTS - 1))];
+    }
+
+    /** Builds message {@code seq} of {@code sender}; the caller owns the returned buffer. */
+    ByteBuf encode(ByteBufAllocator alloc, int sender, long seq, long sendNanos) {
+        ByteBuf buf = alloc.buffer(size);
+        if (tiny) {
+            buf.writeMedium((int) (seq & 0xFFFFFF));
+        } else {
+            buf.writeShort(MAGIC).writeShort(sender).writeInt(size).writeLong(seq).writeLong(sendNanos);
+        }
+        ByteBuf body = body(seq);
+        buf.writeBytes(body, body.readerIndex(), body.readableBytes());
+        return buf;
+    }
+}

@@ -1,0 +1,60 @@
+package dev.crossbar.bench.load;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * One reading of a process's CPU time and memory from Linux's {@code /proc/<pid>/stat} and
+ * {@code /proc/<pid>/status}: what the relay cost, measured from outside, the same way for any
+ * relay whatever its language.
+ *
+ * @param cpuTicks utime + stime, in clock ticks ({@link #TICKS_PER_SECOND})
+ * @param rssKb    resident set size now (VmRSS)
+ * @param hwmKb    peak resident set size over the process's life (VmHWM)
+ */
+record ProcStats(long cpuTicks, long rssKb, long hwmKb) {
+
+    /** USER_HZ: 100 on every Linux architecture this runs on (it is fixed in the kernel ABI). */
+    static final int TICKS_PER_SECOND = 100;
+
+    double cpuSeconds() {
+        return cpuTicks / (double) TICKS_PER_SECOND;
+    }
+
+    /** Reads {@code pid}'s statistics; {@code pid} "self" works too. */
+    static ProcStats read(String pid) throws IOException {
+        Path dir = Path.of("/proc", pid);
+        String stat = Files.readString(dir.resolve("stat"));
+        String status = Files.readString(dir.resolve("status"));
+        return new ProcStats(parseCpuTicks(stat), parseStatusKb(status, "VmRSS"), parseStatusKb(status, "VmHWM"));
+    }
+
+    /**
+     * utime + stime from a {@code stat} line: fields 14 and 15, counted after the command name,
+     * which is in parentheses and may itself contain spaces and parentheses.
+     */
+    static long parseCpuTicks(String stat) {
+        int close = stat.lastIndexOf(')');
+        if (close < 0) {
+            throw new IllegalArgumentException("stat: no ')' after the command name in '" + stat + "'");
+        }
+        String[] f = stat.substring(close + 2).trim().split("\\s+");
+        // After the name: field 3 (state) is f[0], so field k is f[k - 3].
+        if (f.length < 13) {
+            throw new IllegalArgumentException("stat: " + f.length + " fields after the name (expected: >= 13)");
+        }
+        return Long.parseLong(f[14 - 3]) + Long.parseLong(f[15 - 3]);
+    }
+
+    /** A "Key:   123 kB" value from a {@code status} file, in kB; -1 if absent (a kernel thread). */
+    static long parseStatusKb(String status, String key) {
+        for (String line : status.split("\n")) {
+            if (line.startsWith(key + ":")) {
+                String[] parts = line.substring(key.length() + 1).trim().split("\\s+");
+                return Long.parseLong(parts[0]);
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.crossbar.bench.load;
+
+import java.net.URI;
+
+/** The relay under test: where it listens, and (if known) its process, for CPU and memory readings. */
+interface Relay extends AutoCloseable {
+
+    /** {@code ws://host:port}, with no path: scenarios append {@code /in/<t>}, {@code /out/<t>}, ... */
+    URI baseUri();
+
+    /** The relay's process id, or -1 when it shares this process or is not known. */
+    long pid();
+
+    /** How the relay runs: external, spawned or in-process. */
+    String kind();
+
+    /** Live heap after a full collection, in bytes, or -1 where it cannot be read (not a JVM). */
+    long liveHeapBytes();
+
+    @Override
+    void close();
+}

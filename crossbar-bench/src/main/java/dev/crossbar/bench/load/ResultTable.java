@@ -1,0 +1,101 @@
+package dev.crossbar.bench.load;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+
+/** The human-readable form of results: one aligned row per run or summary, under one header. */
+final class ResultTable {
+
+    /** One column: its title, the result key it shows, and its width. */
+    private record Column(String title, String key, int width) {
+    }
+
+    private static final List<Column> COLUMNS = List.of(
+            new Column("label", "label", 10), new Column("scenario", "scenario", 8), new Column("size", "size", 8),
+            new Column("n", "n", 6), new Column("rate", "rate", 6),
+            new Column("msg/s", "msgPerS", 10), new Column("Mbit/s", "egressMbitS", 9),
+            new Column("p50us", "p50Us", 8), new Column("p99us", "p99Us", 9), new Column("p99.9us", "p999Us", 9),
+            new Column("lost", "lost", 8), new Column("merged", "mergedFrames", 8), new Column("reord", "reordered", 6),
+            new Column("corrupt", "corrupt", 7), new Column("cpu-s/GB", "cpuSPerGB", 8),
+            new Column("cpu-s/Mmsg", "cpuSPerMillionMsgs", 10), new Column("peakMB", "relayPeakRssMB", 7),
+            new Column("stall-s", "stalledS", 7));
+
+    private ResultTable() {
+    }
+
+    static void header(PrintStream out) {
+        StringBuilder b = new StringBuilder("      ");
+        for (Column c : COLUMNS) {
+            b.append(pad(c.title, c.width)).append(' ');
+        }
+        out.println(b.toString().stripTrailing());
+    }
+
+    /** One row; {@code tag} is "run 1", "median", ... */
+    static void row(PrintStream out, String tag, RunResult r) {
+        StringBuilder b = new StringBuilder(pad(tag, 6));
+        for (Column c : COLUMNS) {
+            b.append(pad(format(r, c.key), c.width)).append(' ');
+        }
+        out.println(b.toString().stripTrailing());
+        if ("idle".equals(r.get("scenario"))) {
+            out.printf(Locale.ROOT, "      idle: %s connections in %ss; relay RSS %s -> %s MB (%s KB/conn); heap %s -> %s MB (%s B/conn); still open %s%n",
+                    r.get("connections"), format(r, "connectS"), format(r, "relayRssBeforeMB"), format(r, "relayRssMB"),
+                    format(r, "rssPerConnKB"), format(r, "heapBeforeMB"), format(r, "heapMB"), format(r, "heapPerConnB"),
+                    format(r, "stillOpen"));
+        }
+    }
+
+    /** A spread row: min-max of each summarised figure. */
+    static void spread(PrintStream out, RunResult s) {
+        StringBuilder b = new StringBuilder(pad("range", 6));
+        for (Column c : COLUMNS) {
+            Double lo = s.number(c.key + "Min");
+            Double hi = s.number(c.key + "Max");
+            String v = lo == null ? "" : compact(lo) + "-" + compact(hi);
+            b.append(pad(v, c.width)).append(' ');
+        }
+        out.println(b.toString().stripTrailing());
+    }
+
+    private static String format(RunResult r, String key) {
+        Object v = key.equals("n") ? first(r, "receivers", "clients", "connections") : r.get(key);
+        if (v == null) {
+            return "-";
+        }
+        if (v instanceof Number n) {
+            return compact(n.doubleValue());
+        }
+        return v.toString();
+    }
+
+    private static Object first(RunResult r, String... keys) {
+        for (String k : keys) {
+            if (r.get(k) != null) {
+                return r.get(k);
+            }
+        }
+        return null;
+    }
+
+    static String compact(double v) {
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+            return Long.toString((long) v);
+        }
+        if (Math.abs(v) >= 100) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        if (Math.abs(v) >= 1) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String pad(String s, int width) {
+        if (s.length() >= width) {
+            return s;
+        }
+        return " ".repeat(width - s.length()) + s;
+    }
+}

@@ -1,0 +1,168 @@
+package dev.crossbar.bench.load;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Sends one connection's messages, on its event loop, until the run's stop time or its message
+ * cap: paced at a rate, or as fast as the window allows.
+ *
+ * <p>The window bounds messages in flight: sent but not yet seen by every tracked receiver (by
+ * highest sequence, so a message the relay dropped does not hold the window shut). Writes are
+ * batched and flushed once per batch. When the window is full the sender parks, and a receiver's
+ * read {@link #wake()}s it; when the socket is full it waits for writability. A relay that stops
+ * relaying therefore stops the sender, and the run still ends on time.
+ */
+final class Sender implements Runnable {
+
+    /** Messages written per pass before yielding the loop to reads. */
+    static final int MAX_BATCH = 256;
+    /** Pacing ticks are no finer than this (the timer's useful resolution) ... */
+    static final long MIN_TICK_NANOS = 50_000;
+    /** ... and no coarser than this, so a slow rate still starts promptly. */
+    static final long MAX_TICK_NANOS = 100_000_000;
+    /** A paced sender that fell behind sends at most this much of its rate at once to catch up. */
+    static final double CATCH_UP_SECONDS = 0.010;
+
+    private final Channel channel;
+    private final int id;
+    private final MessageFormat format;
+    private final SendTimes sendTimes;
+    private final RunClock clock;
+    private final double ratePerSecond;
+    private final int window;
+    private final LongSupplier acked;
+    private final long maxMessages;
+    private final long tickNanos;
+    /** Most messages a paced sender sends at once to catch up: a window, 10 ms worth, or 2. */
+    private final long catchUpLimit;
+
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicBoolean parked = new AtomicBoolean();
+    private long startNanos;
+    private boolean tickScheduled;
+    private boolean stopped;
+
+    /**
+     * @param ratePerSecond messages per second, or 0 for as fast as the window allows
+     * @param window        most messages in flight, or 0 for no window (paced senders only)
+     * @param acked         highest sequence every tracked receiver has seen (-1 for none); read
+     *                      only when {@code window > 0}
+     */
+    Sender(Channel channel, int id, MessageFormat format, SendTimes sendTimes, RunClock clock,
+           double ratePerSecond, int window, LongSupplier acked, long maxMessages) {
+        this.channel = requireNonNull(channel, "channel");
+        this.id = id;
+        this.format = requireNonNull(format, "format");
+        this.sendTimes = sendTimes;
+        this.clock = requireNonNull(clock, "clock");
+        if (ratePerSecond <= 0 && window <= 0) {
+            throw new IllegalArgumentException("rate " + ratePerSecond + " and window " + window
+                    + " (expected: a rate, a window, or both)");
+        }
+        this.ratePerSecond = ratePerSecond;
+        this.window = window;
+        this.acked = acked;
+        this.maxMessages = maxMessages;
+        long period = ratePerSecond > 0 ? (long) (1e9 / ratePerSecond) : MIN_TICK_NANOS;
+        this.tickNanos = Math.max(MIN_TICK_NANOS, Math.min(MAX_TICK_NANOS, period));
+        this.catchUpLimit = Math.max(Math.max(2, window), (long) Math.ceil(ratePerSecond * CATCH_UP_SECONDS));
+    }
+
+    /** Starts sending now, on the channel's loop. */
+    void start() {
+        channel.eventLoop().execute(() -> {
+            startNanos = System.nanoTime();
+            run();
+        });
+    }
+
+    /** Messages written so far; any thread. */
+    long sent() {
+        return sent.getOpaque();
+    }
+
+    /** A receiver made progress: resume if parked on the window. Any thread; cheap when not parked. */
+    void wake() {
+        if (parked.get() && parked.compareAndSet(true, false)) {
+            channel.eventLoop().execute(this);
+        }
+    }
+
+    /** One sending pass; loop only. */
+    @Override
+    public void run() {
+        if (stopped) {
+            return;
+        }
+        long now = System.nanoTime();
+        long n = sent.getPlain();
+        if (now >= clock.stopNanos() || n >= maxMessages || !channel.isActive()) {
+            stopped = true;
+            return;
+        }
+        long allowed = Math.min(MAX_BATCH, maxMessages - n);
+        if (ratePerSecond > 0) {
+            long due = (long) ((now - startNanos) * ratePerSecond / 1e9) + 1;
+            if (due - n > catchUpLimit) {
+                // Fell behind (window full, socket full, loop busy): forgive the excess rather than
+                // burst above the rate later, so a paced run stays at its rate.
+                startNanos = now - (long) ((n + catchUpLimit - 1) * 1e9 / ratePerSecond);
+                due = n + catchUpLimit;
+            }
+            allowed = Math.min(allowed, due - n);
+        }
+        if (window > 0) {
+            allowed = Math.min(allowed, windowLeft(n));
+        }
+        int written = 0;
+        while (written < allowed && channel.isWritable()) {
+            long seq = n + written;
+            long t = System.nanoTime();
+            ByteBuf payload = format.encode(channel.alloc(), id, seq, t);
+            if (sendTimes != null) {
+                sendTimes.put(seq, t);
+            }
+            written++;
+            sent.setOpaque(seq + 1);
+            channel.write(new BinaryWebSocketFrame(payload), channel.voidPromise());
+        }
+        if (written > 0) {
+            channel.flush();
+        }
+        if (ratePerSecond > 0) {
+            scheduleTick();
+        } else if (written == MAX_BATCH) {
+            channel.eventLoop().execute(this);
+        } else if (channel.isWritable()) {
+            // Window full: park; re-check after parking so a wake between the check and the park is not lost.
+            parked.set(true);
+            if (windowLeft(sent.getPlain()) > 0 && parked.compareAndSet(true, false)) {
+                channel.eventLoop().execute(this);
+            }
+        }
+        // Otherwise the socket is full and the handler calls run() when it drains.
+    }
+
+    private long windowLeft(long sentSoFar) {
+        long inFlight = sentSoFar - 1 - acked.getAsLong();
+        return window - inFlight;
+    }
+
+    private void scheduleTick() {
+        if (!tickScheduled) {
+            tickScheduled = true;
+            channel.eventLoop().schedule(() -> {
+                tickScheduled = false;
+                run();
+            }, tickNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+}
