@@ -385,7 +385,8 @@ public final class NatsBroker implements Broker, AutoCloseable {
                         NatsConfig.redactUrl(String.valueOf(c.getConnectedUrl())), c.getMaxPayload());
             }
             case DISCONNECTED -> {
-                if (!closing) {
+                // The client reports every failed attempt too; say it once per outage.
+                if (!closing && state == State.CONNECTED) {
                     state = State.RECONNECTING;
                     log.warn("Cluster link lost; relaying locally and reconnecting");
                 }

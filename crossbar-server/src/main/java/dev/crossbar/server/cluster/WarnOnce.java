@@ -10,6 +10,9 @@ import org.slf4j.Logger;
  */
 final class WarnOnce {
 
+    /** Kinds remembered; server error texts can name subjects, so the set must not grow with topics. */
+    static final int MAX_KINDS = 64;
+
     private final Logger log;
     private final Set<String> seen = ConcurrentHashMap.newKeySet();
 
@@ -18,7 +21,7 @@ final class WarnOnce {
     }
 
     void warn(String kind, String format, Object... args) {
-        if (seen.add(kind)) {
+        if (seen.size() < MAX_KINDS && seen.add(kind)) {
             log.warn(format + " (logged once; see the crossbar.nats.* counters)", args);
         } else if (log.isDebugEnabled()) {
             log.debug(format, args);
