@@ -7,10 +7,8 @@ import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,7 +20,8 @@ public final class JdkClient implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     public final WebSocket ws;
-    private final BlockingQueue<Received> inbox = new LinkedBlockingQueue<>();
+    private final Inbox inbox = new Inbox(() -> this.closeCode.isDone()
+            ? "; connection closed: " + this.closeCode.join()[0] + " " + this.closeReason.join() : "");
     public final CompletableFuture<int[]> closeCode = new CompletableFuture<>();
     public final CompletableFuture<String> closeReason = new CompletableFuture<>();
 
@@ -80,17 +79,7 @@ public final class JdkClient implements AutoCloseable {
 
     /** The next whole message, or an AssertionError after {@code timeout}. */
     public Received take(Duration timeout) {
-        try {
-            Received r = inbox.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (r == null) {
-                throw new AssertionError("no message within " + timeout
-                        + (closeCode.isDone() ? "; connection closed: " + closeCode.join()[0] + " " + closeReason.join() : ""));
-            }
-            return r;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted");
-        }
+        return inbox.take(timeout);
     }
 
     public Received take() {
@@ -99,7 +88,7 @@ public final class JdkClient implements AutoCloseable {
 
     /** The next message if one arrives within {@code timeout}, else null. */
     public Received poll(Duration timeout) throws InterruptedException {
-        return inbox.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return inbox.poll(timeout);
     }
 
     public int pending() {

@@ -29,9 +29,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,7 +48,7 @@ public final class NettyClient implements AutoCloseable {
             new DefaultThreadFactory("test-client-stalled", true), NioIoHandler.newFactory());
 
     public final Channel channel;
-    private final BlockingQueue<Received> inbox = new LinkedBlockingQueue<>();
+    private final Inbox inbox = new Inbox(() -> "");
     public final CompletableFuture<CloseInfo> closed = new CompletableFuture<>();
 
     /** The close frame the relay sent (code, reason), or code -1 if the socket closed without one. */
@@ -210,16 +208,7 @@ public final class NettyClient implements AutoCloseable {
     }
 
     public Received take(Duration timeout) {
-        try {
-            Received r = inbox.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (r == null) {
-                throw new AssertionError("no message within " + timeout);
-            }
-            return r;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted");
-        }
+        return inbox.take(timeout);
     }
 
     public Received take() {
@@ -227,7 +216,7 @@ public final class NettyClient implements AutoCloseable {
     }
 
     public Received poll(Duration timeout) throws InterruptedException {
-        return inbox.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return inbox.poll(timeout);
     }
 
     public int pending() {
