@@ -20,7 +20,7 @@ DURATION="${DURATION:-10s}"
 WARMUP="${WARMUP:-5s}"
 OTHER_LABEL="${OTHER_LABEL:-go}"
 OTHER_SPAWN="${OTHER_SPAWN:-/tmp/gocrossbar/run.sh {port}}"
-CROSSBAR_SPAWN="java -Xms64m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port}"
+CROSSBAR_SPAWN="java -Xms64m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC -Dio.netty.leakDetection.level=disabled -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port} --max-connections-per-address 20000"
 LOAD=(java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain)
 
 # 10,000 idle connections need ~10,000 descriptors on each side.
@@ -39,6 +39,7 @@ MATRIX=(
   "fanout-video-100|fanout -n 100 --rate 30"
   "fanout-video-500|fanout -n 500 --rate 30"
   "fanout-video-1000|fanout -n 1000 --rate 30"
+  "fanout-video-5000|fanout -n 5000 --rate 30"
   "fanout-fast-10|fanout -n 10 --rate 0"
   "fanout-fast-100|fanout -n 100 --rate 0"
   "fanout-fast-100-64b|fanout -n 100 --rate 0 --size 64"

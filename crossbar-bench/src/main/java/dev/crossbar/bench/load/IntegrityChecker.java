@@ -3,7 +3,6 @@ package dev.crossbar.bench.load;
 import static java.util.Objects.requireNonNull;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
@@ -117,8 +116,7 @@ final class IntegrityChecker {
                 return false;
             }
         }
-        ByteBuf body = format.body(seq);
-        if (!ByteBufUtil.equals(buf, off + format.headerLength(), body, body.readerIndex(), format.bodyLength())) {
+        if (!format.bodyMatches(buf, off + format.headerLength(), seq)) {
             return false;
         }
         Stream s = streams[sender];

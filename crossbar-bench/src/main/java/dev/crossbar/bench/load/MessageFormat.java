@@ -2,6 +2,7 @@ package dev.crossbar.bench.load;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 
 /**
@@ -37,6 +38,8 @@ final class MessageFormat {
     private final int size;
     private final boolean tiny;
     private final ByteBuf[] bodies;
+    /** The same bodies as NIO buffers, for {@link #bodyMatches}. */
+    private final ByteBuffer[] bodyViews;
 
     MessageFormat(int size) {
         if (size < MIN_SIZE || size > MAX_SIZE) {
@@ -47,6 +50,7 @@ final class MessageFormat {
         int bodyLength = size - headerLength();
         SplittableRandom random = new SplittableRandom(0xC0FFEE);
         bodies = new ByteBuf[BODY_VARIANTS];
+        bodyViews = new ByteBuffer[BODY_VARIANTS];
         for (int i = 0; i < BODY_VARIANTS; i++) {
             byte[] b = new byte[bodyLength];
             for (int j = 0; j < bodyLength; j++) {
@@ -54,6 +58,7 @@ final class MessageFormat {
             }
             // Heap wrappers of plain arrays: never pooled, nothing to release.
             bodies[i] = io.netty.buffer.Unpooled.wrappedBuffer(b).asReadOnly();
+            bodyViews[i] = ByteBuffer.wrap(b).asReadOnlyBuffer();
         }
     }
 
@@ -76,6 +81,20 @@ final class MessageFormat {
     /** The body message {@code seq} carries; borrowed, read-only. */
     ByteBuf body(long seq) {
         return bodies[(int) (seq & (BODY_VARIANTS - 1))];
+    }
+
+    /**
+     * Whether {@code buf} holds, from {@code offset}, the body message {@code seq} carries.
+     * {@link ByteBuffer#mismatch} compares with vector instructions; a byte-wise compare cost the
+     * load generator half its CPU time when receiving 10 Gbit/s.
+     */
+    boolean bodyMatches(ByteBuf buf, int offset, long seq) {
+        int length = bodyLength();
+        if (length == 0) {
+            return true;
+        }
+        ByteBuffer expected = bodyViews[(int) (seq & (BODY_VARIANTS - 1))].duplicate();
+        return buf.nioBuffer(offset, length).mismatch(expected) == -1;
     }
 
     /** Builds message {@code seq} of {@code sender}; the caller owns the returned buffer. */

@@ -10,15 +10,20 @@ import io.netty.buffer.CompositeByteBuf;
  * One relayed message as the bytes of a server-to-client WebSocket frame, built once and shared.
  *
  * <p>Server frames are unmasked and Crossbar negotiates no per-connection extension, so the frame
- * is the same for every receiver: a 2-10 byte header and the payload, joined in a composite buffer
- * without copying the payload. Each receiver writes a {@code retainedDuplicate()} of
- * {@link #content()}; the frame itself holds one reference, released by whoever made it.
+ * is the same for every receiver: a 2-10 byte header and the payload. Below
+ * {@link #CONTIGUOUS_LIMIT} the two are copied into one buffer: copying a few kilobytes once is
+ * cheaper than handing a two-part composite to every receiver's socket write (a gathering write,
+ * and an array of NIO buffers built per receiver). Larger payloads are joined in a composite
+ * buffer without copying. Each receiver writes a {@code retainedDuplicate()} of {@link #content()};
+ * the frame itself holds one reference, released by whoever made it.
  */
 public final class PreparedFrame {
 
     static final int OPCODE_TEXT = 0x1;
     static final int OPCODE_BINARY = 0x2;
     private static final int FIN = 0x80;
+    /** Payloads smaller than this are copied behind their header into one buffer. */
+    static final int CONTIGUOUS_LIMIT = 64 * 1024;
 
     private final ByteBuf content;
     private final boolean text;
@@ -49,24 +54,30 @@ public final class PreparedFrame {
         requireNonNull(alloc, "alloc");
         requireNonNull(payload, "payload");
         int length = payload.readableBytes();
-        ByteBuf header;
+        ByteBuf frame;
         try {
-            header = alloc.directBuffer(headerLength(length));
+            frame = alloc.directBuffer(headerLength(length) + (length < CONTIGUOUS_LIMIT ? length : 0));
         } catch (Throwable t) {
             payload.release();
             throw t;
         }
-        header.writeByte(FIN | (text ? OPCODE_TEXT : OPCODE_BINARY));
+        frame.writeByte(FIN | (text ? OPCODE_TEXT : OPCODE_BINARY));
         if (length < 126) {
-            header.writeByte(length);
+            frame.writeByte(length);
         } else if (length <= 0xFFFF) {
-            header.writeByte(126).writeShort(length);
+            frame.writeByte(126).writeShort(length);
         } else {
-            header.writeByte(127).writeLong(length);
+            frame.writeByte(127).writeLong(length);
         }
-        CompositeByteBuf frame = alloc.compositeDirectBuffer(2);
-        frame.addComponent(true, header);
-        frame.addFlattenedComponents(true, payload);
+        if (length < CONTIGUOUS_LIMIT) {
+            frame.writeBytes(payload, payload.readerIndex(), length);
+            payload.release();
+        } else {
+            CompositeByteBuf joined = alloc.compositeDirectBuffer(2);
+            joined.addComponent(true, frame);
+            joined.addFlattenedComponents(true, payload);
+            frame = joined;
+        }
         return new PreparedFrame(frame, text, length, publishedAtNanos);
     }
 

@@ -1,0 +1,80 @@
+package dev.crossbar.core.relay;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocket08FrameEncoder;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The prepared frame must be byte-for-byte what Netty's own server-side encoder writes. */
+class PreparedFrameTest {
+
+    private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 125, 126, 4600, 65535, PreparedFrame.CONTIGUOUS_LIMIT - 1,
+            PreparedFrame.CONTIGUOUS_LIMIT, PreparedFrame.CONTIGUOUS_LIMIT + 1, 1 << 20})
+    void matchesNettysEncoderOnBothSidesOfTheContiguousLimit(int length) {
+        byte[] bytes = new byte[length];
+        new Random(length).nextBytes(bytes);
+        for (boolean text : new boolean[] {false, true}) {
+            ByteBuf payload = alloc.directBuffer(length).writeBytes(bytes);
+            PreparedFrame frame = PreparedFrame.of(alloc, text, payload, 42L);
+            try {
+                assertArrayEquals(nettyEncoding(text, bytes), ByteBufUtil.getBytes(frame.content()));
+                assertEquals(length, frame.payloadLength());
+                assertEquals(length + PreparedFrame.headerLength(length), frame.frameLength());
+                assertEquals(text, frame.isText());
+                assertEquals(42L, frame.publishedAtNanos());
+            } finally {
+                frame.release();
+            }
+            // The frame owned the payload: a copy releases it at once, a composite with the frame.
+            assertEquals(0, payload.refCnt());
+        }
+    }
+
+    @Test
+    void largePayloadsAreSharedNotCopied() {
+        ByteBuf payload = alloc.directBuffer(PreparedFrame.CONTIGUOUS_LIMIT).writeZero(PreparedFrame.CONTIGUOUS_LIMIT);
+        PreparedFrame frame = PreparedFrame.of(alloc, false, payload, 0L);
+        try {
+            CompositeByteBuf content = assertInstanceOf(CompositeByteBuf.class, frame.content());
+            assertEquals(2, content.numComponents());
+            assertEquals(1, payload.refCnt());
+        } finally {
+            frame.release();
+        }
+        assertFalse(payload.refCnt() > 0);
+    }
+
+    private static byte[] nettyEncoding(boolean text, byte[] bytes) {
+        EmbeddedChannel ch = new EmbeddedChannel(new WebSocket08FrameEncoder(false));
+        ch.writeOutbound(text ? new TextWebSocketFrame(Unpooled.wrappedBuffer(bytes))
+                : new BinaryWebSocketFrame(Unpooled.wrappedBuffer(bytes)));
+        ByteBuf all = Unpooled.buffer();
+        ByteBuf part;
+        while ((part = ch.readOutbound()) != null) {
+            all.writeBytes(part);
+            part.release();
+        }
+        ch.finishAndReleaseAll();
+        byte[] out = ByteBufUtil.getBytes(all);
+        all.release();
+        return out;
+    }
+}
