@@ -132,6 +132,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
+        p.addLast("ws-cumulation", CompositeCumulation.INSTANCE);
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         if (access != null) {
             p.addLast("access", new AccessEnforcer(access));
