@@ -20,7 +20,9 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler.ClientHandshakeStateEvent;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
@@ -194,6 +196,11 @@ final class BenchClient implements AutoCloseable {
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt == ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
+                // Large frames span many reads; gather them without merge copies (the decoder
+                // copies the payload out anyway), as the relay does: CompositeCumulation.
+                if (ctx.pipeline().get(WebSocketFrameDecoder.class) instanceof ByteToMessageDecoder decoder) {
+                    decoder.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+                }
                 ctx.pipeline().remove(this);
                 ready.trySuccess(ctx.channel());
             } else if (evt == ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT) {

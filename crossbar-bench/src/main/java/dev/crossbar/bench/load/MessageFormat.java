@@ -93,20 +93,29 @@ final class MessageFormat {
         if (length == 0) {
             return true;
         }
-        ByteBuffer expected = bodyViews[(int) (seq & (BODY_VARIANTS - 1))].duplicate();
-        return buf.nioBuffer(offset, length).mismatch(expected) == -1;
+        return buf.nioBuffer(offset, length).mismatch(bodyView(seq)) == -1;
     }
 
     /** Builds message {@code seq} of {@code sender}; the caller owns the returned buffer. */
     ByteBuf encode(ByteBufAllocator alloc, int sender, long seq, long sendNanos) {
         ByteBuf buf = alloc.buffer(size);
+        writeHeader(buf, sender, seq, sendNanos);
+        ByteBuf body = body(seq);
+        buf.writeBytes(body, body.readerIndex(), body.readableBytes());
+        return buf;
+    }
+
+    /** Writes the {@link #headerLength()} bytes that precede the body of message {@code seq}. */
+    void writeHeader(ByteBuf buf, int sender, long seq, long sendNanos) {
         if (tiny) {
             buf.writeMedium((int) (seq & 0xFFFFFF));
         } else {
             buf.writeShort(MAGIC).writeShort(sender).writeInt(size).writeLong(seq).writeLong(sendNanos);
         }
-        ByteBuf body = body(seq);
-        buf.writeBytes(body, body.readerIndex(), body.readableBytes());
-        return buf;
+    }
+
+    /** The body message {@code seq} carries, as a big-endian NIO view of its own; read-only. */
+    ByteBuffer bodyView(long seq) {
+        return bodyViews[(int) (seq & (BODY_VARIANTS - 1))].duplicate();
     }
 }

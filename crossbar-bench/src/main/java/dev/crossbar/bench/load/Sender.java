@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -126,13 +126,14 @@ final class Sender implements Runnable {
         while (written < allowed && channel.isWritable()) {
             long seq = n + written;
             long t = System.nanoTime();
-            ByteBuf payload = format.encode(channel.alloc(), id, seq, t);
+            ByteBuf frame = MaskedFrames.encode(channel.alloc(), format, id, seq, t,
+                    ThreadLocalRandom.current().nextInt());
             if (sendTimes != null) {
                 sendTimes.put(seq, t);
             }
             written++;
             sent.setOpaque(seq + 1);
-            channel.write(new BinaryWebSocketFrame(payload), channel.voidPromise());
+            channel.write(frame, channel.voidPromise());
         }
         if (written > 0) {
             channel.flush();
