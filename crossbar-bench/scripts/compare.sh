@@ -34,7 +34,7 @@ MATRIX=(
   "size-1k|pingpong --size 1KiB"
   "size-4600|pingpong --size 4600"
   "size-64k|pingpong --size 64KiB --window 8"
-  "large-1m|large --size 1MiB --window 4"
+  "large-1m|large --size 1MiB --window 2"
   "large-1m-w1|large --size 1MiB --window 1"
   "fanout-video-100|fanout -n 100 --rate 30"
   "fanout-video-500|fanout -n 500 --rate 30"
