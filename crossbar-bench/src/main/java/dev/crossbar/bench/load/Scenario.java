@@ -18,7 +18,7 @@ import java.util.Locale;
 enum Scenario {
     //        size       receivers rate  window
     PINGPONG(64,              1,    0,    128),
-    LARGE(1024 * 1024,        1,    0,      4),
+    LARGE(1024 * 1024,        1,    0,      2),
     FANOUT(4600,            100,   30,      0),
     MESH(256,                10,  100,      0),
     SLOW(4600,               10, 2000,      0),
