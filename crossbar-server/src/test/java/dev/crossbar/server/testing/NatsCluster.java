@@ -61,15 +61,26 @@ public final class NatsCluster implements AutoCloseable {
                 + "(Debian: apt-get install nats-server; .ci/run does)");
     }
 
-    /** Starts {@code n} servers joined by routes and waits until every route is up. */
+    /** Attempts at starting a cluster: a port picked free may be taken before nats-server binds it. */
+    private static final int START_ATTEMPTS = 3;
+
+    /**
+     * Starts {@code n} servers joined by routes and waits until every route is up. If a server
+     * does not come up (typically: one of its ports was taken between picking and binding), the
+     * whole cluster is started again on fresh ports, up to {@value #START_ATTEMPTS} times.
+     */
     public static NatsCluster start(Path dir, int n) {
-        NatsCluster c = new NatsCluster(dir, n);
-        try {
-            c.startAll(n > 1);
-            return c;
-        } catch (RuntimeException | Error e) {
-            c.close();
-            throw e;
+        for (int attempt = 1; ; attempt++) {
+            NatsCluster c = new NatsCluster(dir, n);
+            try {
+                c.startAll(n > 1);
+                return c;
+            } catch (RuntimeException | Error e) {
+                c.close();
+                if (attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+            }
         }
     }
 
@@ -94,16 +105,30 @@ public final class NatsCluster implements AutoCloseable {
         }
     }
 
+    private static int distinctFreePort(java.util.Set<Integer> taken) {
+        int port;
+        do {
+            port = freePort();
+        } while (!taken.add(port));
+        return port;
+    }
+
     private void startAll(boolean clustered) {
         try {
             Path conf = dir.resolve("nats.conf");
             Files.writeString(conf, "no_sys_acc: true\n");
+            // Distinct ports: two free-port picks can return the same port once the first is closed.
+            java.util.Set<Integer> taken = new java.util.HashSet<>();
             for (int i = 0; i < processes.length; i++) {
                 if (clientPorts[i] == 0) {
-                    clientPorts[i] = freePort();
+                    clientPorts[i] = distinctFreePort(taken);
+                } else {
+                    taken.add(clientPorts[i]);
                 }
-                clusterPorts[i] = freePort();
-                monitorPorts[i] = freePort();
+            }
+            for (int i = 0; i < processes.length; i++) {
+                clusterPorts[i] = distinctFreePort(taken);
+                monitorPorts[i] = distinctFreePort(taken);
             }
             String routes = java.util.Arrays.stream(clusterPorts).mapToObj(p -> "nats://127.0.0.1:" + p)
                     .collect(Collectors.joining(","));
