@@ -274,6 +274,7 @@ final class LoadRun {
         }
         long delivered = 0;
         long unique = 0;
+        long lostLast = 0;
         long frames = 0;
         long merged = 0;
         long mergedMessages = 0;
@@ -292,6 +293,9 @@ final class LoadRun {
             for (int s = 0; s < c.senders(); s++) {
                 if (!mesh || s != i) {
                     unique += c.unique(s);
+                    if (sentBy[s] > 0 && !c.seen(s, sentBy[s] - 1)) {
+                        lostLast++;
+                    }
                 }
             }
         }
@@ -309,6 +313,8 @@ final class LoadRun {
                 .put("mergedMessages", mergedMessages)
                 .put("lost", expected - unique)
                 .put("lossPct", expected > 0 ? round(100.0 * (expected - unique) / expected, 4) : null)
+                // Of the lost: receivers missing their senders' final message (see docs/benchmarks.md).
+                .put("lostLast", lostLast)
                 .put("reordered", reordered)
                 .put("duplicates", duplicates)
                 .put("corrupt", corrupt)

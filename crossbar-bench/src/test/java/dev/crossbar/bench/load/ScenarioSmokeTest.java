@@ -81,10 +81,16 @@ class ScenarioSmokeTest {
 
     @Test
     void largeMessagesArriveByteExact() throws Exception {
-        // Window 1: this checks the tool. At the default window, 2, about one short run in 25 misses
-        // the last message sent; not yet explained (docs/benchmarks.md, "Known relay behaviour").
-        RunResult r = run(quick(Scenario.LARGE).window(1).build());
-        assertIntact(r);
+        // Open issue (docs/benchmarks.md, "Known relay behaviour"): about one short 1 MiB run in 25
+        // misses exactly the last message sent, which reaches the relay only at close. Until that is
+        // understood this one test tolerates that single message and nothing else.
+        RunResult r = run(quick(Scenario.LARGE).build());
+        assertTrue(r.number("lostLast") <= 1, r.toString());
+        assertEquals(r.number("lostLast"), r.number("lost"), "only the final message may be missing: " + r);
+        assertEquals(r.number("expected") - r.number("lostLast"), r.number("delivered"), r.toString());
+        assertEquals(0.0, r.number("mergedFrames"), r.toString());
+        assertEquals(0.0, r.number("reordered") + r.number("duplicates") + r.number("corrupt"), r.toString());
+        assertEquals(0.0, r.number("errors"), r.toString());
         assertTrue(r.number("egressMbitS") > 0, r.toString());
     }
 
