@@ -40,7 +40,8 @@ public final class PreparedFrame {
     /**
      * Frames {@code payload} as one final text or binary frame.
      *
-     * <p>Ownership: takes the caller's reference to {@code payload}, which is released with the frame.
+     * <p>Ownership: takes the caller's reference to {@code payload}: released here once copied (below
+     * {@link #CONTIGUOUS_LIMIT}), otherwise held by the frame and released with it.
      */
     public static PreparedFrame of(ByteBufAllocator alloc, boolean text, ByteBuf payload) {
         return of(alloc, text, payload, System.nanoTime());
@@ -70,8 +71,14 @@ public final class PreparedFrame {
             frame.writeByte(127).writeLong(length);
         }
         if (length < CONTIGUOUS_LIMIT) {
-            frame.writeBytes(payload, payload.readerIndex(), length);
-            payload.release();
+            try {
+                frame.writeBytes(payload, payload.readerIndex(), length);
+            } catch (Throwable t) {
+                frame.release();
+                throw t;
+            } finally {
+                payload.release();
+            }
         } else {
             CompositeByteBuf joined = alloc.compositeDirectBuffer(2);
             joined.addComponent(true, frame);
