@@ -177,11 +177,6 @@ final class IntegrityChecker {
         return streams[sender].unique;
     }
 
-    /** Whether message {@code seq} of {@code sender} arrived; after the loops stop. */
-    boolean seen(int sender, long seq) {
-        return seq >= 0 && seq <= Integer.MAX_VALUE && streams[sender].seen.get((int) seq);
-    }
-
     int senders() {
         return streams.length;
     }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Instant;
@@ -226,9 +227,19 @@ final class LoadRun {
         r.put("clientCpuS", round(s1.selfCpuSeconds - s0.selfCpuSeconds, 2));
     }
 
-    /** Waits for what is still in flight, until all arrived, nothing arrives for a while, or the drain cap. */
+    /**
+     * Stops the senders, then waits for what is still in flight, until all arrived, nothing arrives
+     * for a while, or the drain cap.
+     */
     private void drain(boolean mesh) throws InterruptedException {
         long deadline = System.nanoTime() + config.drain().toNanos();
+        List<Future<?>> stopping = new ArrayList<>(senders.size());
+        for (Sender s : senders) {
+            stopping.add(s.stop());
+        }
+        for (Future<?> f : stopping) {
+            f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
         long quietNanos = config.drainQuiet().toNanos();
         long last = deliveredBytes();
         long lastChange = System.nanoTime();
@@ -274,7 +285,6 @@ final class LoadRun {
         }
         long delivered = 0;
         long unique = 0;
-        long lostLast = 0;
         long frames = 0;
         long merged = 0;
         long mergedMessages = 0;
@@ -293,9 +303,6 @@ final class LoadRun {
             for (int s = 0; s < c.senders(); s++) {
                 if (!mesh || s != i) {
                     unique += c.unique(s);
-                    if (sentBy[s] > 0 && !c.seen(s, sentBy[s] - 1)) {
-                        lostLast++;
-                    }
                 }
             }
         }
@@ -313,8 +320,6 @@ final class LoadRun {
                 .put("mergedMessages", mergedMessages)
                 .put("lost", expected - unique)
                 .put("lossPct", expected > 0 ? round(100.0 * (expected - unique) / expected, 4) : null)
-                // Of the lost: receivers missing their senders' final message (see docs/benchmarks.md).
-                .put("lostLast", lostLast)
                 .put("reordered", reordered)
                 .put("duplicates", duplicates)
                 .put("corrupt", corrupt)

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -81,6 +82,17 @@ final class Sender implements Runnable {
         channel.eventLoop().execute(() -> {
             startNanos = System.nanoTime();
             run();
+        });
+    }
+
+    /**
+     * Stops sending. The future completes on the loop, after any pass under way, so once it is done
+     * {@link #sent()} is final: a drain that counted before a last pass finished would close the
+     * connection under a message still being written, and call it lost.
+     */
+    Future<?> stop() {
+        return channel.eventLoop().submit(() -> {
+            stopped = true;
         });
     }
 
