@@ -90,7 +90,8 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
 
     /** Returns true if the request was passed on to the handshake (and must not be released here). */
     private boolean dispatch(ChannelHandlerContext ctx, FullHttpRequest request) {
-        Refused refused = ctx.channel().attr(Refused.KEY).get();
+        // hasAttr first: attr() would add an empty attribute to every channel that was not refused.
+        Refused refused = ctx.channel().hasAttr(Refused.KEY) ? ctx.channel().attr(Refused.KEY).get() : null;
         if (refused != null) {
             failures.record(refused.reason());
             HttpResponses.error(ctx, refused.status(), refused.text());

@@ -81,9 +81,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private ScheduledFuture<?> slowTimer;
     /** What this connection's token allows; null when access control is off. */
     private Permit permit;
-    /** Sizes of large messages written and not yet sent, oldest first; touched only on the loop. */
-    private final ArrayDeque<Integer> largeInFlight = new ArrayDeque<>();
-    private final ChannelFutureListener largeWritten = f -> largeInFlight.pollFirst();
+    /**
+     * Sizes of large messages written and not yet sent, oldest first; touched only on the loop.
+     * Created with the first large message: most connections never receive one.
+     */
+    private ArrayDeque<Integer> largeInFlight;
+    private ChannelFutureListener largeWritten;
 
     public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, SlowConsumerPolicy slowPolicy,
                         long slowGraceMillis, int missedPingsBeforeClose) {
@@ -111,7 +114,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     }
 
     private void joined(ChannelHandlerContext ctx) {
-        permit = ctx.channel().attr(Permit.KEY).get();
+        // hasAttr first: attr() would add an empty attribute to every channel when access control is off.
+        permit = ctx.channel().hasAttr(Permit.KEY) ? ctx.channel().attr(Permit.KEY).get() : null;
         if (ctx.pipeline().get(HandshakeTimeout.class) != null) {
             ctx.pipeline().remove(HandshakeTimeout.class);
         }
@@ -229,6 +233,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         if (length >= LARGE_MESSAGE_BYTES) {
             // Rare and big: worth a promise, so we know when it has left the buffer.
+            if (largeInFlight == null) {
+                largeInFlight = new ArrayDeque<>(LARGE_ALLOWANCE * 2);
+                largeWritten = f -> largeInFlight.pollFirst();
+            }
             largeInFlight.addLast(length);
             ctx.write(frame.content().retainedDuplicate(), ctx.newPromise().addListener(largeWritten));
         } else {
@@ -263,7 +271,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         long allowance = 0;
         int counted = 0;
-        if (!largeInFlight.isEmpty()) {
+        if (largeInFlight != null) {
             for (int size : largeInFlight) {
                 allowance += size;
                 if (++counted == LARGE_ALLOWANCE) {

@@ -51,8 +51,9 @@ import java.util.concurrent.TimeUnit;
  *         → [first-message-auth] → [access] → session
  * </pre>
  *
- * After the upgrade Netty swaps the HTTP codec for the WebSocket frame codec, the gate removes
- * itself, and the session removes the handshake timeout.
+ * The limits handler leaves once the channel is active. After the upgrade Netty swaps the HTTP
+ * codec for the WebSocket frame codec, the gate removes itself, and the session removes the
+ * handshake timeout.
  */
 public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
@@ -66,7 +67,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final RouteParser routes;
     private final Map<String, HttpEndpoint> endpoints;
     private final WebSocketServerProtocolConfig wsConfig;
-    private final ConnectionLimiter limiter;
+    private final ConnectionGuard guard;
     private final HandshakeFailures failures;
     private final ServerTlsContext tls;
     private final AccessControl access;
@@ -89,7 +90,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.sessions = requireNonNull(sessions, "sessions");
         this.endpoints = Map.copyOf(endpoints);
         this.routes = new RouteParser(config.maxPathLength());
-        this.limiter = requireNonNull(limiter, "limiter");
+        this.guard = new ConnectionGuard(limiter);
         this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath("/")
                 .checkStartsWith(true)
@@ -114,7 +115,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         long pingMillis = config.pingInterval().toMillis();
         int missedPings = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
         ChannelPipeline p = ch.pipeline();
-        p.addLast("limits", new ConnectionGuard(limiter));
+        p.addLast("limits", guard);
         if (tls != null) {
             p.addLast("tls-detect", new TlsDetector(tls));
             p.addLast("tls-errors", TlsErrors.INSTANCE);
