@@ -26,6 +26,7 @@ import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -37,7 +38,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -156,7 +159,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
                 .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures,
-                        tls, access));
+                        tls, access, eventLoops()));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -176,6 +179,15 @@ public final class CrossbarServer implements AutoCloseable {
         if (config.adminListen() != null) {
             bindAdmin(admin);
         }
+    }
+
+    /** The worker group's loops, in order. */
+    private List<EventLoop> eventLoops() {
+        List<EventLoop> loops = new ArrayList<>();
+        for (EventExecutor e : workerGroup) {
+            loops.add((EventLoop) e);
+        }
+        return loops;
     }
 
     private void bindAdmin(Map<String, HttpEndpoint> admin) {

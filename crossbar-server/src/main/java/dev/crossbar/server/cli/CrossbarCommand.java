@@ -34,6 +34,11 @@ public final class CrossbarCommand implements Callable<Integer> {
     @Option(names = "--event-loops", paramLabel = "N", description = "I/O threads (default: number of cores, ${DEFAULT-VALUE}).")
     int eventLoops = Runtime.getRuntime().availableProcessors();
 
+    @Option(names = "--home-loop-members", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_HOME_LOOP_MEMBERS,
+            description = "A topic's first N members share one I/O thread, so a small topic's messages never cross threads"
+                    + " (less CPU per message); further members spread over all threads. 0: off (default ${DEFAULT-VALUE}).")
+    int homeLoopMembers;
+
     @Option(names = "--transport", paramLabel = "auto|nio", defaultValue = "auto",
             description = "auto: native epoll on Linux, else NIO; nio: always NIO (default ${DEFAULT-VALUE}).")
     String transport;
@@ -194,6 +199,7 @@ public final class CrossbarCommand implements Callable<Integer> {
         return ServerConfig.builder()
                 .listen(listen)
                 .eventLoops(eventLoops)
+                .homeLoopMembers(homeLoopMembers)
                 .preferNativeTransport(preferNative)
                 .maxMessageBytes(maxMessage)
                 .maxPathLength(maxPathLength)

@@ -18,16 +18,19 @@ import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.tls.TlsDetector;
 import dev.crossbar.server.tls.TlsErrors;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +40,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *  socket → limits → handshake-timeout → idle → http-codec → http-aggregator → upgrade-gate
- *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → assembler → session
+ *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → home-loop → assembler → session
  * </pre>
+ *
+ * {@code home-loop} moves the connection onto its topic's event loop when the upgrade completes
+ * (see {@link HomeLoop}); it is absent with one loop or {@code --home-loop-members 0}.
  *
  * With TLS, {@code tls-detect} (replaced by the SslHandler, {@code tls}) and {@code tls-errors} come
  * first. With access control, {@code admin-guard} protects reserved paths before the upgrade gate,
@@ -60,6 +66,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     /** Largest upgrade request accepted: request line plus headers; no body is expected. */
     static final int MAX_UPGRADE_REQUEST_BYTES = 16 * 1024;
     static final int MAX_HEADER_BYTES = 8 * 1024;
+    /** Pipeline name of the idle timer, which {@link HomeLoop} re-arms after a move. */
+    static final String IDLE = "idle";
 
     private final ServerConfig config;
     private final Router router;
@@ -68,6 +76,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final Map<String, HttpEndpoint> endpoints;
     private final WebSocketServerProtocolConfig wsConfig;
     private final ConnectionGuard guard;
+    private final HomeLoop homeLoop;
     private final HandshakeFailures failures;
     private final ServerTlsContext tls;
     private final AccessControl access;
@@ -76,10 +85,12 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     /**
      * @param limiter counts connections against the connection limits
      * @param failures counts refused upgrades for {@code /metrics}
+     * @param loops    the event loops connections are served on, for {@link HomeLoop}
      */
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
                                Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter,
-                               HandshakeFailures failures, ServerTlsContext tls, AccessControl access) {
+                               HandshakeFailures failures, ServerTlsContext tls, AccessControl access,
+                               List<EventLoop> loops) {
         this.failures = requireNonNull(failures, "failures");
         this.tls = tls;
         this.access = access;
@@ -91,6 +102,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.endpoints = Map.copyOf(endpoints);
         this.routes = new RouteParser(config.maxPathLength());
         this.guard = new ConnectionGuard(limiter);
+        this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
+                ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(), IDLE, this::idleTimer) : null;
         this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath("/")
                 .checkStartsWith(true)
@@ -110,6 +123,11 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
                 .build();
     }
 
+    /** Fires the reader-idle events the session pings on; a fresh one per channel (and per move). */
+    private ChannelHandler idleTimer() {
+        return new IdleStateHandler(false, config.pingInterval().toMillis(), 0, 0, TimeUnit.MILLISECONDS);
+    }
+
     @Override
     protected void initChannel(Channel ch) {
         long pingMillis = config.pingInterval().toMillis();
@@ -121,7 +139,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("tls-errors", TlsErrors.INSTANCE);
         }
         p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis(), failures));
-        p.addLast("idle", new IdleStateHandler(false, pingMillis, 0, 0, TimeUnit.MILLISECONDS));
+        p.addLast(IDLE, idleTimer());
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
         if (adminGuard != null) {
@@ -133,6 +151,9 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
+        if (homeLoop != null) {
+            p.addLast("home-loop", homeLoop);
+        }
         p.addLast("ws-cumulation", CompositeCumulation.INSTANCE);
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         if (access != null) {

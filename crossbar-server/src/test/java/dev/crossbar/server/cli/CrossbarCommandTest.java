@@ -37,6 +37,15 @@ class CrossbarCommandTest {
         assertEquals(d.maxLoopBacklogBytes(), c.maxLoopBacklogBytes());
         assertEquals(d.slowConsumerPolicy(), c.slowConsumerPolicy());
         assertEquals(d.shutdownGrace(), c.shutdownGrace());
+        assertEquals(0, c.homeLoopMembers(), "home loop off by default");
+    }
+
+    @Test
+    void homeLoopMembers() {
+        assertEquals(16, parse("--home-loop-members", "16").toConfig().homeLoopMembers());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--home-loop-members", "-1").toConfig());
+        assertTrue(e.getMessage().startsWith("homeLoopMembers: -1"), e.getMessage());
     }
 
     @Test

@@ -39,7 +39,7 @@ final class WireHarness {
         Router router = new Router(topics, 1024 * 1024);
         CrossbarInitializer init = new CrossbarInitializer(CONFIG, router,
                 new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), Map.of(HealthEndpoint.PATH, HealthEndpoint.INSTANCE),
-                new ConnectionLimiter(100, 100), new HandshakeFailures(), null, null);
+                new ConnectionLimiter(100, 100), new HandshakeFailures(), null, null, java.util.List.of());
         EmbeddedChannel peer = new EmbeddedChannel(init);
         EmbeddedChannel fuzzed = new EmbeddedChannel(init);
         try {

@@ -1,0 +1,122 @@
+package dev.crossbar.server.transport;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.core.topic.Topic;
+import dev.crossbar.core.topic.TopicKey;
+import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.session.ClientInfo;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves a new WebSocket connection onto its topic's home event loop when the upgrade completes,
+ * while the topic has fewer than {@code maxMembers} members. Netty spreads connections over the
+ * loops round-robin, so the two ends of a small topic usually sit on different threads and every
+ * message is handed from one to the other and wakes it. On one loop the router delivers in the
+ * same thread, after the read that brought the message; a topic past {@code maxMembers} spreads
+ * its further members over all loops, so a big fan-out keeps every core.
+ *
+ * <p>The move: reads stop (a message read before the session has joined would be dropped), the
+ * channel leaves its loop and registers with the home loop, the idle timer is re-armed there (a
+ * timer stays on the loop that scheduled it), then the handshake event goes on, the session joins,
+ * and reads resume. Handlers after this one see the handshake on the home loop, so their timers are
+ * scheduled there. If the move fails the connection is closed.
+ *
+ * <p>Ownership: no messages pass through here; it sees only the handshake event, and removes itself.
+ */
+@Sharable
+public final class HomeLoop extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(HomeLoop.class);
+
+    private final List<EventLoop> loops;
+    private final TopicRegistry topics;
+    private final int maxMembers;
+    private final String idleName;
+    private final Supplier<ChannelHandler> idleTimer;
+
+    /**
+     * @param loops      the loops connections are served on
+     * @param maxMembers members a topic places on its home loop before further ones stay where they are
+     * @param idleName   pipeline name of the idle timer, replaced by a fresh {@code idleTimer} after a move
+     */
+    public HomeLoop(List<EventLoop> loops, TopicRegistry topics, int maxMembers, String idleName,
+                    Supplier<ChannelHandler> idleTimer) {
+        this.loops = List.copyOf(loops);
+        this.topics = requireNonNull(topics, "topics");
+        if (maxMembers < 1) {
+            throw new IllegalArgumentException("maxMembers: " + maxMembers + " (expected: > 0)");
+        }
+        this.maxMembers = maxMembers;
+        this.idleName = requireNonNull(idleName, "idleName");
+        this.idleTimer = requireNonNull(idleTimer, "idleTimer");
+    }
+
+    /** The loop a topic's first members share; any thread. */
+    EventLoop homeOf(TopicKey key) {
+        return loops.get(Math.floorMod(key.hashCode(), loops.size()));
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (!(evt instanceof HandshakeComplete)) {
+            ctx.fireUserEventTriggered(evt);
+            return;
+        }
+        ctx.pipeline().remove(this);
+        Channel ch = ctx.channel();
+        EventLoop home = destination(ch);
+        if (home == null || home == ch.eventLoop()) {
+            ctx.fireUserEventTriggered(evt);
+            return;
+        }
+        ch.config().setAutoRead(false);
+        ch.deregister().addListener(left -> {
+            if (!left.isSuccess()) {
+                failed(ch, left.cause());
+                return;
+            }
+            home.register(ch).addListener(joined -> {
+                if (!joined.isSuccess()) {
+                    failed(ch, joined.cause());
+                    return;
+                }
+                if (ch.pipeline().get(idleName) != null) {
+                    ch.pipeline().replace(idleName, idleName, idleTimer.get());
+                }
+                // The context was removed above; it still forwards to the handler after it.
+                ctx.fireUserEventTriggered(evt);
+                ch.config().setAutoRead(true);
+            });
+        });
+    }
+
+    /** The home loop, or null to stay: no route, or the topic already has its share on its home. */
+    private EventLoop destination(Channel ch) {
+        ClientInfo client = ch.hasAttr(ClientInfo.KEY) ? ch.attr(ClientInfo.KEY).get() : null;
+        if (client == null) {
+            return null;
+        }
+        TopicKey key = client.route().topic();
+        Topic topic = topics.get(key);
+        if (topic != null && topic.members().length >= maxMembers) {
+            return null;
+        }
+        return homeOf(key);
+    }
+
+    private static void failed(Channel ch, Throwable cause) {
+        log.debug("{} could not move to its topic's event loop; closing", ch, cause);
+        ch.close();
+    }
+}
