@@ -36,7 +36,7 @@ public final class ServerConfig {
     public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
     /**
      * Off. When set, a topic's first members share one event loop, so a small topic's messages never
-     * cross threads (25-30 % less relay CPU per message); members beyond it spread over all loops.
+     * cross threads (25-30 % less relay CPU per message); members beyond it go to the loop with the fewest of the topic's members.
      * Off by default: one busy topic then has one core, and a bursty N:N topic's tail grows
      * (docs/benchmarks.md).
      */

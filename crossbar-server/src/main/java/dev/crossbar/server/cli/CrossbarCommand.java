@@ -36,7 +36,7 @@ public final class CrossbarCommand implements Callable<Integer> {
 
     @Option(names = "--home-loop-members", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_HOME_LOOP_MEMBERS,
             description = "A topic's first N members share one I/O thread, so a small topic's messages never cross threads"
-                    + " (less CPU per message); further members spread over all threads. 0: off (default ${DEFAULT-VALUE}).")
+                    + " (less CPU per message); further members go to the thread with the fewest of the topic's members. 0: off (default ${DEFAULT-VALUE}).")
     int homeLoopMembers;
 
     @Option(names = "--transport", paramLabel = "auto|nio", defaultValue = "auto",

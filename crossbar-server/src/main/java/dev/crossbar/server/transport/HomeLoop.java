@@ -2,6 +2,7 @@ package dev.crossbar.server.transport;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.topic.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
@@ -13,7 +14,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * while the topic has fewer than {@code maxMembers} members. Netty spreads connections over the
  * loops round-robin, so the two ends of a small topic usually sit on different threads and every
  * message is handed from one to the other and wakes it. On one loop the router delivers in the
- * same thread, after the read that brought the message; a topic past {@code maxMembers} spreads
- * its further members over all loops, so a big fan-out keeps every core.
+ * same thread, after the read that brought the message. A topic past {@code maxMembers} places
+ * each further member on the loop with the fewest of its members, so a big fan-out keeps every
+ * core, evenly.
  *
  * <p>The move: reads stop (a message read before the session has joined would be dropped), the
  * channel leaves its loop and registers with the home loop, the idle timer is re-armed there (a
@@ -47,7 +52,7 @@ public final class HomeLoop extends ChannelInboundHandlerAdapter {
 
     /**
      * @param loops      the loops connections are served on
-     * @param maxMembers members a topic places on its home loop before further ones stay where they are
+     * @param maxMembers members a topic places on its home loop before further ones go to its least-used loop
      * @param idleName   pipeline name of the idle timer, replaced by a fresh {@code idleTimer} after a move
      */
     public HomeLoop(List<EventLoop> loops, TopicRegistry topics, int maxMembers, String idleName,
@@ -101,7 +106,10 @@ public final class HomeLoop extends ChannelInboundHandlerAdapter {
         });
     }
 
-    /** The home loop, or null to stay: no route, or the topic already has its share on its home. */
+    /**
+     * The home loop while the topic is small; past that, the loop with the fewest of its members
+     * (the current one on a tie), so a big fan-out ends up even across the loops. Null: no route.
+     */
     private EventLoop destination(Channel ch) {
         ClientInfo client = ch.hasAttr(ClientInfo.KEY) ? ch.attr(ClientInfo.KEY).get() : null;
         if (client == null) {
@@ -109,10 +117,27 @@ public final class HomeLoop extends ChannelInboundHandlerAdapter {
         }
         TopicKey key = client.route().topic();
         Topic topic = topics.get(key);
-        if (topic != null && topic.members().length >= maxMembers) {
-            return null;
+        if (topic == null || topic.members().length < maxMembers) {
+            return homeOf(key);
         }
-        return homeOf(key);
+        return leastLoaded(topic, ch.eventLoop());
+    }
+
+    private EventLoop leastLoaded(Topic topic, EventLoop current) {
+        Map<EventExecutor, Integer> perLoop = new HashMap<>();
+        for (Member m : topic.members()) {
+            perLoop.merge(m.executor(), 1, Integer::sum);
+        }
+        EventLoop best = current;
+        int fewest = perLoop.getOrDefault(current, 0);
+        for (EventLoop loop : loops) {
+            int n = perLoop.getOrDefault(loop, 0);
+            if (n < fewest) {
+                best = loop;
+                fewest = n;
+            }
+        }
+        return best;
     }
 
     private static void failed(Channel ch, Throwable cause) {
