@@ -36,9 +36,9 @@ public final class ServerConfig {
     public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
     /**
      * Off. When set, a topic's first members share one event loop, so a small topic's messages never
-     * cross threads (25-30 % less relay CPU per message); members beyond it go to the loop with the fewest of the topic's members.
-     * Off by default: one busy topic then has one core, and a bursty N:N topic's tail grows
-     * (docs/benchmarks.md).
+     * cross threads (25-30 % less relay CPU per message); later members go to the topic's least-used
+     * loop. Off by default: a single busy topic then has one core, and the new path is young
+     * (docs/benchmarks.md, docs/operations.md).
      */
     public static final int DEFAULT_HOME_LOOP_MEMBERS = 0;
     /** Live topics; a connection that would create one more gets 503. */
