@@ -132,8 +132,12 @@ class RelayTest {
 
     @Test
     void fragmentedMessagesArriveWholeAndNeverInterleave() throws Exception {
-        byte[] a = "A".repeat(30_000).getBytes(StandardCharsets.US_ASCII);
-        byte[] b = "B".repeat(30_000).getBytes(StandardCharsets.US_ASCII);
+        // 40 messages of 15,000 bytes: 600 KB, under the 1 MiB a receiver may fall behind, so a
+        // receiver thread that stalls on a loaded machine cannot turn this into by-design drops
+        // (with 30,000 bytes, 1.2 MB, a take once timed out in a loaded full run; a drop is the
+        // likely cause, and takeOrExplain now reports the relay's drop count if it happens again).
+        byte[] a = "A".repeat(15_000).getBytes(StandardCharsets.US_ASCII);
+        byte[] b = "B".repeat(15_000).getBytes(StandardCharsets.US_ASCII);
         try (NettyClient senderA = NettyClient.connect(relay.ws("/frag"));
              NettyClient senderB = NettyClient.connect(relay.ws("/frag"));
              JdkClient receiver = JdkClient.connect(relay.ws("/frag"))) {
@@ -151,7 +155,7 @@ class RelayTest {
             int as = 0;
             int bs = 0;
             for (int i = 0; i < 40; i++) {
-                Received r = receiver.take();
+                Received r = takeOrExplain(receiver, i);
                 if (r.text()) {
                     assertEquals(new String(a, StandardCharsets.US_ASCII), r.string());
                     as++;
@@ -162,6 +166,17 @@ class RelayTest {
             }
             assertEquals(20, as);
             assertEquals(20, bs);
+        }
+    }
+
+    /** Takes the next message; if none comes, says how many the relay dropped for its receivers. */
+    private Received takeOrExplain(JdkClient receiver, int received) {
+        try {
+            return receiver.take();
+        } catch (AssertionError e) {
+            long dropped = relay.server().topics().topics().stream()
+                    .flatMap(t -> java.util.Arrays.stream(t.members())).mapToLong(m -> m.stats().dropped()).sum();
+            throw new AssertionError(e.getMessage() + " after " + received + " messages; relay dropped " + dropped, e);
         }
     }
 
