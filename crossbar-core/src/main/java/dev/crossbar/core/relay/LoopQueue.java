@@ -91,8 +91,8 @@ final class LoopQueue implements Runnable {
                 n++;
                 try {
                     for (Member receiver : d.receivers) {
-                        if (receiver != d.sender && receiver.deliver(d.frame)) {
-                            unflushed.add(receiver);
+                        if (receiver != d.sender) {
+                            deliver(receiver, d.frame);
                         }
                     }
                 } finally {
@@ -100,15 +100,36 @@ final class LoopQueue implements Runnable {
                     d.frame.release();
                 }
             }
-        } finally {
             for (int i = 0; i < unflushed.size(); i++) {
-                unflushed.get(i).flush();
+                flush(unflushed.get(i));
             }
+        } finally {
+            // Whatever happened above, the loop must drain again: a lost reschedule would stop
+            // this loop's fan-out for good.
             unflushed.clear();
             scheduled.set(false);
             if (!queue.isEmpty()) {
                 schedule();
             }
+        }
+    }
+
+    /** One receiver's failure is its own: the message still goes to the others. */
+    private void deliver(Member receiver, PreparedFrame frame) {
+        try {
+            if (receiver.deliver(frame)) {
+                unflushed.add(receiver);
+            }
+        } catch (RuntimeException e) {
+            log.warn("delivery to a receiver failed; it misses this message, the others do not", e);
+        }
+    }
+
+    private static void flush(Member receiver) {
+        try {
+            receiver.flush();
+        } catch (RuntimeException e) {
+            log.warn("flushing a receiver failed", e);
         }
     }
 

@@ -23,6 +23,9 @@ final class RecordingMember implements Member {
     private boolean dirty;
     /** What {@link #maySend()} answers, as access control would set it. */
     volatile boolean maySend = true;
+    /** Make {@link #deliver} or {@link #flush} throw, as a broken receiver would. */
+    volatile boolean failDeliver;
+    volatile boolean failFlush;
 
     RecordingMember(EventExecutor loop, Route route) {
         this.loop = loop;
@@ -54,6 +57,9 @@ final class RecordingMember implements Member {
         if (!loop.inEventLoop()) {
             wrongThread.incrementAndGet();
         }
+        if (failDeliver) {
+            throw new IllegalStateException("deliver failed (test)");
+        }
         if (!frame.content().isDirect()) {
             heapFrames.incrementAndGet();
         }
@@ -73,6 +79,9 @@ final class RecordingMember implements Member {
 
     @Override
     public void flush() {
+        if (failFlush) {
+            throw new IllegalStateException("flush failed (test)");
+        }
         dirty = false;
         flushes.incrementAndGet();
     }

@@ -72,6 +72,31 @@ class RouterTest {
     }
 
     @Test
+    void aFailingReceiverNeitherCostsTheOthersTheirMessageNorStopsTheLoop() throws Exception {
+        RecordingMember pub = new RecordingMember(loopA, parser.parse("/in/iso"));
+        RecordingMember failing = new RecordingMember(loopB, parser.parse("/out/iso"));
+        RecordingMember failingFlush = new RecordingMember(loopB, parser.parse("/out/iso"));
+        RecordingMember healthy = new RecordingMember(loopB, parser.parse("/out/iso"));
+        Topic topic = router.join(pub);
+        router.join(failing);
+        router.join(failingFlush);
+        router.join(healthy);
+        failing.failDeliver = true;
+        failingFlush.failFlush = true;
+
+        for (int i = 0; i < 3; i++) {
+            publishOnLoop(pub, topic, false, "m" + i);
+            settle(loopA, loopB);
+        }
+        // Every message reached the healthy receiver: neither the throwing deliver (it comes first
+        // in the group) nor the throwing flush cost it a message or stopped loop B's drains.
+        assertEquals(3, healthy.received.size());
+        assertEquals(3, failingFlush.received.size());
+        assertEquals(0, failing.received.size());
+        assertTrue(healthy.flushes.get() >= 1, "healthy receiver flushed");
+    }
+
+    @Test
     void oneToManyDropsSubscriberSendsAndCountsThem() throws Exception {
         RecordingMember pub = new RecordingMember(loopA, parser.parse("/in/cam"));
         RecordingMember sub1 = new RecordingMember(loopA, parser.parse("/out/cam"));
