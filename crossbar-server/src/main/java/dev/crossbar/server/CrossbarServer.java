@@ -14,7 +14,8 @@ import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
 import dev.crossbar.server.metrics.MetricsEndpoint;
 import dev.crossbar.server.metrics.RelayMetrics;
-import dev.crossbar.server.session.CloseCodes;
+import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
 import dev.crossbar.server.stats.StatsPageEndpoint;
 import dev.crossbar.server.stats.StatsService;
@@ -308,7 +309,7 @@ public final class CrossbarServer implements AutoCloseable {
         // Close frames first; clients answer with theirs and Netty then closes each channel.
         // Closing the sockets ourselves right away would reset clients that are still sending.
         for (Channel ch : sessions) {
-            ch.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "relay shutting down"));
+            ConnectionLifecycle.of(ch.pipeline()).close(CloseCodes.GOING_AWAY, "relay shutting down");
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis);
         while (!sessions.isEmpty() && System.nanoTime() < deadline) {

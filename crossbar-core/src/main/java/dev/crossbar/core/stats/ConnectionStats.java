@@ -128,6 +128,11 @@ public final class ConnectionStats {
     }
 
     /** Messages meant for this client that it did not get (slow consumer). */
+    /** Messages dropped because this client was over its own queue bound: its own slowness. */
+    public long droppedOverBound() {
+        return (long) DROPPED.getOpaque(this);
+    }
+
     public long dropped() {
         return (long) DROPPED.getOpaque(this) + droppedElsewhere.sum();
     }

@@ -2,7 +2,8 @@ package dev.crossbar.server.auth;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.server.session.CloseCodes;
+import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.session.RelaySession;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -56,7 +57,7 @@ public final class AccessEnforcer extends ChannelInboundHandlerAdapter {
         permit = ctx.channel().attr(Permit.KEY).get();
         if (permit == null) {
             // Cannot happen: the gate or first-message auth sets a permit before the handshake gets here.
-            RelaySession.closeChannel(ctx, CloseCodes.POLICY_VIOLATION, "not authorised");
+            ConnectionLifecycle.of(ctx.pipeline()).close(CloseCodes.POLICY_VIOLATION, "not authorised");
             return;
         }
         Grant grant = permit.grant();
@@ -96,7 +97,7 @@ public final class AccessEnforcer extends ChannelInboundHandlerAdapter {
             log.debug("{} {} on {} (exp {}); closing", ctx.channel(), reason, permit.grant().path(),
                     Instant.ofEpochMilli(permit.grant().expiresAtMillis()));
         }
-        RelaySession.closeChannel(ctx, CloseCodes.POLICY_VIOLATION, Refusals.closeReason(reason));
+        ConnectionLifecycle.of(ctx.pipeline()).close(CloseCodes.POLICY_VIOLATION, Refusals.closeReason(reason));
     }
 
     @Override

@@ -2,7 +2,7 @@ package dev.crossbar.server.auth;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.server.session.ClientInfo;
+import dev.crossbar.server.websocket.ClientInfo;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;

@@ -3,9 +3,10 @@ package dev.crossbar.server.auth;
 import static java.util.Objects.requireNonNull;
 
 import com.nimbusds.jose.util.JSONObjectUtils;
-import dev.crossbar.server.session.ClientInfo;
-import dev.crossbar.server.session.CloseCodes;
-import dev.crossbar.server.session.HandshakeTimeout;
+import dev.crossbar.server.websocket.ClientInfo;
+import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
+import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.session.RelaySession;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -134,7 +135,7 @@ final class FirstMessageAuth extends ChannelInboundHandlerAdapter {
             log.debug("{} refused first-message token for {}: {}", ctx.channel(), path, denied.reason());
         }
         ctx.write(new TextWebSocketFrame(reply(path, false, denied.reason())));
-        RelaySession.closeChannel(ctx, CloseCodes.POLICY_VIOLATION, Refusals.closeReason(denied.reason()));
+        ConnectionLifecycle.of(ctx.pipeline()).close(CloseCodes.POLICY_VIOLATION, Refusals.closeReason(denied.reason()));
     }
 
     /** The JSON reply, keys in the original's order: topic, authorised, reason. */

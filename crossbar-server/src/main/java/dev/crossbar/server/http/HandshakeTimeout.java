@@ -1,6 +1,5 @@
-package dev.crossbar.server.session;
+package dev.crossbar.server.http;
 
-import dev.crossbar.server.http.HandshakeFailures;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;

@@ -7,7 +7,7 @@ import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.http.HandshakeFailures.Reason;
-import dev.crossbar.server.session.ClientInfo;
+import dev.crossbar.server.websocket.ClientInfo;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;

@@ -1,5 +1,7 @@
 package dev.crossbar.server.session;
 
+import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -99,7 +101,7 @@ public final class MessageAssembler extends ChannelInboundHandlerAdapter {
     private void fail(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
         closing = true;
         releasePending();
-        RelaySession.closeChannel(ctx, status, reason);
+        ConnectionLifecycle.of(ctx.pipeline()).close(status, reason);
     }
 
     private void releasePending() {

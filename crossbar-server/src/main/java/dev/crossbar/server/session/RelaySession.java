@@ -11,20 +11,20 @@ import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
 import dev.crossbar.server.SlowConsumerPolicy;
 import dev.crossbar.server.auth.Permit;
+import dev.crossbar.server.http.HandshakeTimeout;
+import dev.crossbar.server.websocket.ClientInfo;
+import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
@@ -62,22 +62,19 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /** Large messages in flight that do not count against the queue bound. */
     static final int LARGE_ALLOWANCE = 2;
 
-    /** How long a closing handshake may take before the socket is simply closed. */
-    private static final long CLOSE_FLUSH_TIMEOUT_MILLIS = 1000;
-
     private final Router router;
     private final ChannelGroup sessions;
     private final int maxQueueBytes;
     private final SlowConsumerPolicy slowPolicy;
     private final long slowGraceMillis;
-    private final int missedPingsBeforeClose;
 
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private ChannelHandlerContext ctx;
     private ClientInfo client;
     private Topic topic;
     private boolean needsFlush;
-    private int idleIntervals;
+    /** This connection's keepalive and closing handshake (an earlier handler in the pipeline). */
+    private ConnectionLifecycle lifecycle;
     private ScheduledFuture<?> slowTimer;
     /** What this connection's token allows; null when access control is off. */
     private Permit permit;
@@ -89,26 +86,24 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private ChannelFutureListener largeWritten;
 
     public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, SlowConsumerPolicy slowPolicy,
-                        long slowGraceMillis, int missedPingsBeforeClose) {
+                        long slowGraceMillis) {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.maxQueueBytes = maxQueueBytes;
         this.slowPolicy = requireNonNull(slowPolicy, "slowPolicy");
         this.slowGraceMillis = slowGraceMillis;
-        this.missedPingsBeforeClose = missedPingsBeforeClose;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.lifecycle = ConnectionLifecycle.of(ctx.pipeline());
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof HandshakeComplete) {
             joined(ctx);
-        } else if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE && topic != null) {
-            idle(ctx, idle.isFirst());
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -134,19 +129,6 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
-    }
-
-    /**
-     * Called each ping interval of silence; {@code first} marks the first interval after something
-     * was heard (data or pong: the idle handler sees every byte, pongs included).
-     */
-    private void idle(ChannelHandlerContext ctx, boolean first) {
-        idleIntervals = first ? 1 : idleIntervals + 1;
-        if (idleIntervals >= missedPingsBeforeClose) {
-            close(CloseCodes.GOING_AWAY, "idle timeout: nothing heard from the client");
-        } else {
-            ctx.writeAndFlush(new PingWebSocketFrame());
-        }
     }
 
     @Override
@@ -220,7 +202,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     @Override
     public boolean deliver(PreparedFrame frame) {
         Channel ch = ctx.channel();
-        if (!ch.isActive() || (permit != null && !permit.mayReceive())) {
+        // Closing: nothing may follow the close frame, and nothing refused is counted as sent.
+        if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
             return false;
         }
         int length = frame.frameLength();
@@ -285,14 +268,15 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /**
      * Under {@code DISCONNECT}: the first drop starts the grace period; if the client dropped more
      * messages during it (it is still not keeping up), it is closed with 1013. Draining below half
-     * its bound (Netty's writability) cancels the timer.
+     * its bound (Netty's writability) cancels the timer. Only drops over this client's own bound
+     * count: a message dropped because its event loop's backlog was full is not this client's doing.
      */
     private void onSlow() {
         if (slowPolicy == SlowConsumerPolicy.DISCONNECT && slowTimer == null) {
-            long droppedAtStart = stats.dropped();
+            long droppedAtStart = stats.droppedOverBound();
             slowTimer = ctx.executor().schedule(() -> {
                 slowTimer = null;
-                if (stats.dropped() > droppedAtStart) {
+                if (stats.droppedOverBound() > droppedAtStart) {
                     close(CloseCodes.TRY_AGAIN_LATER, "slow consumer: not reading fast enough for this stream");
                 }
             }, slowGraceMillis, TimeUnit.MILLISECONDS);
@@ -306,25 +290,9 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
     }
 
-    /** Sends a close frame with {@code status} and {@code reason}, then closes the socket. */
+    /** Starts the closing handshake (see {@link ConnectionLifecycle#close}); deliveries stop now. */
     public void close(WebSocketCloseStatus status, String reason) {
-        closeChannel(ctx, status, reason);
-    }
-
-    /**
-     * Closing handshake from the server side, bounded in time whatever the client does. The socket
-     * is not closed as soon as the close frame is written: a client still sending would then get
-     * a TCP reset, which can destroy the close frame before it reads it. Netty closes the channel
-     * when the client answers with its own close frame; the timer closes it otherwise.
-     */
-    public static void closeChannel(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
-        Channel ch = ctx.channel();
-        if (!ch.isActive()) {
-            return;
-        }
-        ch.writeAndFlush(new CloseWebSocketFrame(status, reason));
-        ctx.executor().schedule(() -> {
-            ch.close();
-        }, CLOSE_FLUSH_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        cancelSlowTimer();
+        lifecycle.close(status, reason);
     }
 }

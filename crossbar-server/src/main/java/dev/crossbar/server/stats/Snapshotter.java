@@ -10,7 +10,7 @@ import dev.crossbar.core.topic.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
-import dev.crossbar.server.session.ClientInfo;
+import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.stats.Snapshot.ClientView;
 import dev.crossbar.server.stats.Snapshot.Flow;

@@ -3,7 +3,8 @@ package dev.crossbar.server.stats;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.topic.TopicRegistry;
-import dev.crossbar.server.session.CloseCodes;
+import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -156,8 +157,7 @@ public final class StatsService implements AutoCloseable {
             ticker.cancel(false);
         }
         for (Channel ch : sockets) {
-            ch.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "relay shutting down"))
-                    .addListener(ChannelFutureListener.CLOSE);
+            ConnectionLifecycle.of(ch.pipeline()).close(CloseCodes.GOING_AWAY, "relay shutting down");
         }
     }
 

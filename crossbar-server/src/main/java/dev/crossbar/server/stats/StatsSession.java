@@ -2,18 +2,12 @@ package dev.crossbar.server.stats;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.server.session.CloseCodes;
-import dev.crossbar.server.session.HandshakeTimeout;
+import dev.crossbar.server.http.HandshakeTimeout;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,8 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One stats socket after its upgrade: registers with the {@link StatsService}, turns each text
- * message into a snapshot request, and keeps the connection alive (ping when quiet, close 1001 when
- * silent too long), as relay sessions do.
+ * message into a snapshot request. Keepalive and closing are the connection's
+ * {@link dev.crossbar.server.websocket.ConnectionLifecycle}, the same as a relay session's.
  *
  * <p>Ownership: the last inbound handler; it releases every message it reads. What it sends is
  * written by the service.
@@ -34,16 +28,13 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
 
     private final StatsService service;
     private final StatsFormat format;
-    private final int missedPingsBeforeClose;
     /** Set while a request is queued on the stats thread; further requests until then are coalesced. */
     final AtomicBoolean requestPending = new AtomicBoolean();
     private Channel channel;
-    private int idleIntervals;
 
-    StatsSession(StatsService service, StatsFormat format, int missedPingsBeforeClose) {
+    StatsSession(StatsService service, StatsFormat format) {
         this.service = requireNonNull(service, "service");
         this.format = requireNonNull(format, "format");
-        this.missedPingsBeforeClose = missedPingsBeforeClose;
     }
 
     Channel channel() {
@@ -67,20 +58,12 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
             }
             service.attach(this);
             log.debug("{} stats socket open ({})", ctx.channel(), format.label());
-        } else if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) {
-            if (++idleIntervals >= missedPingsBeforeClose) {
-                ctx.writeAndFlush(new CloseWebSocketFrame(CloseCodes.GOING_AWAY, "idle timeout: nothing heard from the client"))
-                        .addListener(ChannelFutureListener.CLOSE);
-            } else {
-                ctx.writeAndFlush(new PingWebSocketFrame());
-            }
         }
         ctx.fireUserEventTriggered(evt);
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        idleIntervals = 0;
         try {
             if (msg instanceof TextWebSocketFrame) {
                 service.request(this);

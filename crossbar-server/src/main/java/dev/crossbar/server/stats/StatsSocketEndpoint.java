@@ -6,6 +6,7 @@ import dev.crossbar.server.ServerConfig;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpResponses;
 import dev.crossbar.server.http.UpgradeGate;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -54,8 +55,7 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
                         .withUTF8Validator(true)
                         .build())
                 .build();
-        long pingMillis = config.pingInterval().toMillis();
-        this.missedPingsBeforeClose = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
+        this.missedPingsBeforeClose = ConnectionLifecycle.missedPingsBeforeClose(config.pingInterval(), config.idleTimeout());
     }
 
     @Override
@@ -82,7 +82,8 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
             p.removeLast();
         }
         p.addLast("stats-protocol", new WebSocketServerProtocolHandler(wsConfig));
-        p.addLast("stats-session", new StatsSession(service, format, missedPingsBeforeClose));
+        p.addLast("stats-lifecycle", new ConnectionLifecycle(missedPingsBeforeClose));
+        p.addLast("stats-session", new StatsSession(service, format));
         p.remove(ctx.handler());
         ctx.fireChannelRead(request.retain());
     }

@@ -6,7 +6,7 @@ import dev.crossbar.server.ServerConfig;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.UpgradeGate;
-import dev.crossbar.server.session.HandshakeTimeout;
+import dev.crossbar.server.http.HandshakeTimeout;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;

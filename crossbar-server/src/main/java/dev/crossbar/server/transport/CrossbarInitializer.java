@@ -10,14 +10,16 @@ import dev.crossbar.server.auth.AccessEnforcer;
 import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.AuthGate;
 import dev.crossbar.server.http.HandshakeFailures;
+import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.UpgradeGate;
-import dev.crossbar.server.session.HandshakeTimeout;
+import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.tls.TlsDetector;
 import dev.crossbar.server.tls.TlsErrors;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -130,8 +132,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel ch) {
-        long pingMillis = config.pingInterval().toMillis();
-        int missedPings = (int) Math.max(2, Math.ceil((double) config.idleTimeout().toMillis() / pingMillis));
+        int missedPings = ConnectionLifecycle.missedPingsBeforeClose(config.pingInterval(), config.idleTimeout());
         ChannelPipeline p = ch.pipeline();
         p.addLast("limits", guard);
         if (tls != null) {
@@ -151,6 +152,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
+        p.addLast("lifecycle", new ConnectionLifecycle(missedPings));
         if (homeLoop != null) {
             p.addLast("home-loop", homeLoop);
         }
@@ -160,6 +162,6 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("access", new AccessEnforcer(access));
         }
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(), config.slowConsumerPolicy(),
-                config.slowConsumerGrace().toMillis(), missedPings));
+                config.slowConsumerGrace().toMillis()));
     }
 }

@@ -6,7 +6,7 @@ import dev.crossbar.core.topic.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
-import dev.crossbar.server.session.ClientInfo;
+import dev.crossbar.server.websocket.ClientInfo;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandler.Sharable;

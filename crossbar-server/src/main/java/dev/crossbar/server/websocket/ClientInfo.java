@@ -1,4 +1,4 @@
-package dev.crossbar.server.session;
+package dev.crossbar.server.websocket;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,4 +1,4 @@
-package dev.crossbar.server.session;
+package dev.crossbar.server.websocket;
 
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 

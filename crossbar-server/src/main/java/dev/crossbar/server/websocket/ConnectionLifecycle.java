@@ -1,0 +1,180 @@
+package dev.crossbar.server.websocket;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.nio.channels.ClosedChannelException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How an upgraded WebSocket connection ends, one per connection and the same for every kind of
+ * session (relay, statistics socket): it is kept while the client answers, and closed with a
+ * closing handshake bounded in time.
+ *
+ * <p>Keepalive: after the upgrade, each reader-idle interval (from the {@code IdleStateHandler}
+ * near the socket, which sees every byte read, pongs included) sends a ping; after
+ * {@code missedPingsBeforeClose} silent intervals in a row the connection is closed with 1001. Any
+ * byte from the client (data, pong) starts the count again.
+ *
+ * <p>Closing: {@link #close} writes the close frame once; from then on the connection
+ * {@link #isClosing() is closing}: every other write that reaches this handler is released and
+ * refused, so nothing follows the close frame and senders can stop counting deliveries. Netty's
+ * protocol handler closes the socket when the client answers; a timer closes it otherwise, 1 s
+ * after the close frame reached the socket (closing at once would let a client still sending reset
+ * the connection before it reads the close frame), or 2 s after it was queued if it is still stuck
+ * behind data the client is not reading. The timer is cancelled when the channel closes.
+ *
+ * <p>Place it right after the WebSocket protocol handler, so that it sees the handshake event
+ * first and every write from the handlers after it. State is touched only on the channel's loop;
+ * {@link #close} may be called from any thread.
+ *
+ * <p>Ownership: a refused write is released here and its promise failed; everything else passes on.
+ */
+public final class ConnectionLifecycle extends ChannelDuplexHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectionLifecycle.class);
+
+    /** How long the client has to answer a close frame it has been sent before the socket is closed. */
+    public static final long CLOSE_TIMEOUT_MILLIS = 1000;
+    /**
+     * How long a close frame may wait behind data the client has not read yet (a slow consumer's
+     * backlog) before the socket is closed without it: memory is held for at most this long.
+     */
+    public static final long CLOSE_FLUSH_TIMEOUT_MILLIS = 2000;
+
+    private static final ClosedChannelException CLOSING = new ClosedChannelException() {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    };
+
+    private final int missedPingsBeforeClose;
+    private ChannelHandlerContext ctx;
+    private boolean upgraded;
+    private boolean closing;
+    private int idleIntervals;
+    private ScheduledFuture<?> closeTimer;
+
+    /** @param missedPingsBeforeClose silent ping intervals in a row after which the client is closed (>= 1) */
+    public ConnectionLifecycle(int missedPingsBeforeClose) {
+        if (missedPingsBeforeClose < 1) {
+            throw new IllegalArgumentException("missedPingsBeforeClose: " + missedPingsBeforeClose + " (expected: >= 1)");
+        }
+        this.missedPingsBeforeClose = missedPingsBeforeClose;
+    }
+
+    /**
+     * Silent ping intervals that make up {@code idleTimeout}: at least two, so a client always has
+     * one whole interval to answer a ping.
+     */
+    public static int missedPingsBeforeClose(Duration pingInterval, Duration idleTimeout) {
+        return (int) Math.max(2, Math.ceil((double) idleTimeout.toMillis() / pingInterval.toMillis()));
+    }
+
+    /** The lifecycle in {@code pipeline}; every upgraded WebSocket pipeline has one. */
+    public static ConnectionLifecycle of(ChannelPipeline pipeline) {
+        return requireNonNull(pipeline.get(ConnectionLifecycle.class), "no ConnectionLifecycle in the pipeline");
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Whether the close frame has been written: the connection takes no more deliveries. */
+    public boolean isClosing() {
+        return closing;
+    }
+
+    /**
+     * Starts the closing handshake with {@code status} and {@code reason}, once: later calls do
+     * nothing. Any thread.
+     */
+    public void close(WebSocketCloseStatus status, String reason) {
+        if (!ctx.executor().inEventLoop()) {
+            ctx.executor().execute(() -> close(status, reason));
+            return;
+        }
+        if (closing) {
+            return;
+        }
+        closing = true;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        log.debug("{} closing: {} {}", ctx.channel(), status.code(), reason);
+        closeAfter(CLOSE_FLUSH_TIMEOUT_MILLIS);
+        ctx.writeAndFlush(new CloseWebSocketFrame(status, reason)).addListener(written -> {
+            if (written.isSuccess() && closeTimer != null) {
+                closeAfter(CLOSE_TIMEOUT_MILLIS);
+            }
+        });
+    }
+
+    private void closeAfter(long millis) {
+        if (closeTimer != null) {
+            closeTimer.cancel(false);
+        }
+        closeTimer = ctx.executor().schedule(() -> {
+            closeTimer = null;
+            ctx.channel().close();
+        }, millis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof HandshakeComplete) {
+            upgraded = true;
+        } else if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE
+                && upgraded && !closing) {
+            idle(idle.isFirst());
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    private void idle(boolean first) {
+        idleIntervals = first ? 1 : idleIntervals + 1;
+        if (idleIntervals >= missedPingsBeforeClose) {
+            close(CloseCodes.GOING_AWAY, "idle timeout: nothing heard from the client");
+        } else {
+            ctx.writeAndFlush(new PingWebSocketFrame());
+        }
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (closing && !(msg instanceof CloseWebSocketFrame)) {
+            ReferenceCountUtil.release(msg);
+            if (!promise.isVoid()) {
+                promise.tryFailure(CLOSING);
+            }
+            return;
+        }
+        ctx.write(msg, promise);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        closing = true;
+        if (closeTimer != null) {
+            closeTimer.cancel(false);
+            closeTimer = null;
+        }
+        ctx.fireChannelInactive();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.crossbar.server;
+
+import static dev.crossbar.server.testing.RelayServerExtension.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.server.testing.JdkClient;
+import dev.crossbar.server.testing.RawClient;
+import dev.crossbar.server.testing.RelayServerExtension;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * How connections end, the same for relay sessions and the statistics socket: the keepalive keeps
+ * a client that answers pings, closes one that does not (1001), and nothing follows a close frame.
+ */
+class LifecycleTest {
+
+    private static final int MAX_MESSAGE = 64 * 1024;
+
+    /** A short keepalive, so that idle clients are found within a test. */
+    @Nested
+    class Keepalive {
+
+        @RegisterExtension
+        final RelayServerExtension relay = new RelayServerExtension(b -> b
+                .pingInterval(Duration.ofMillis(300))
+                .idleTimeout(Duration.ofMillis(900)));
+
+        @Test
+        void statsSocketReaderThatOnlyAnswersPingsStaysOpen() throws Exception {
+            // The JDK client answers every ping and never sends: what the /stats page and dashboards do.
+            try (JdkClient reader = JdkClient.connect(relay.ws("/ws"));
+                 JdkClient subscriber = JdkClient.connect(relay.ws("/out/cam"))) {
+                Thread.sleep(3000); // more than three idle timeouts
+                assertFalse(reader.closeCode.isDone(), () -> "stats reader closed: " + reader.closeReason.getNow(""));
+                assertFalse(subscriber.closeCode.isDone(), () -> "subscriber closed: " + subscriber.closeReason.getNow(""));
+            }
+        }
+
+        @Test
+        void silentStatsClientIsPingedThenClosedWith1001() throws Exception {
+            try (RawClient silent = new RawClient(relay.port())) {
+                assertTrue(silent.upgrade("/ws").startsWith("HTTP/1.1 101"));
+                RawClient.Frame close = silent.readUntilClose(10_000);
+                assertNotNull(close, "silent stats client was never closed");
+                assertEquals(1001, close.closeCode());
+                assertTrue(close.closeReason().contains("idle"), close.closeReason());
+            }
+        }
+    }
+
+    @Nested
+    class Closing {
+
+        @RegisterExtension
+        final RelayServerExtension relay = new RelayServerExtension(b -> b.maxMessageBytes(MAX_MESSAGE));
+
+        @Test
+        void nothingFollowsTheCloseFrameOnABusyTopic() throws Exception {
+            try (RawClient member = new RawClient(relay.port());
+                 JdkClient sender = JdkClient.connect(relay.ws("/lab/busy"))) {
+                assertTrue(member.upgrade("/lab/busy").startsWith("HTTP/1.1 101"));
+                await("both members joined", Duration.ofSeconds(10), () -> relay.server().topics().topics().stream()
+                        .mapToInt(t -> t.members().length).sum() == 2);
+                // Fill the member's socket and the relay's outbound buffer for it: it is not reading.
+                byte[] chunk = new byte[8 * 1024];
+                for (int i = 0; i < 600; i++) {
+                    sender.sendBinary(chunk);
+                }
+                // A fragmented message over the limit: the relay starts the closing handshake (1009)
+                // behind the data queued for this member.
+                member.send(RawClient.frame(0x02, new byte[MAX_MESSAGE / 2 + 1], true));
+                member.send(RawClient.frame(0x80, new byte[MAX_MESSAGE / 2 + 1], true));
+                // The topic stays busy after the close frame was queued.
+                CompletableFuture<Void> more = CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        sender.sendBinary(chunk);
+                    }
+                });
+
+                RawClient.Frame close = member.readUntilClose(20_000);
+                assertNotNull(close, "the close frame never arrived: the socket was closed under it");
+                assertEquals(1009, close.closeCode(), close.closeReason());
+                // Nothing after the close frame: the relay closes the socket (its timer; this client
+                // does not answer).
+                assertNull(member.readFrame(10_000), "a frame followed the close frame");
+                assertTrue(member.closedByPeer(5000), "the relay did not close the socket");
+                more.get(30, TimeUnit.SECONDS);
+                assertFalse(sender.closeCode.isDone(), "the sender was not disturbed");
+            }
+        }
+    }
+}
