@@ -61,7 +61,10 @@ class LifecycleTest {
     class Closing {
 
         @RegisterExtension
-        final RelayServerExtension relay = new RelayServerExtension(b -> b.maxMessageBytes(MAX_MESSAGE));
+        // A queue bound far above what the test sends: every delivery after the close frame would
+        // be written, none dropped as over the bound.
+        final RelayServerExtension relay = new RelayServerExtension(b -> b.maxMessageBytes(MAX_MESSAGE)
+                .maxClientQueueBytes(256 * 1024 * 1024));
 
         @Test
         void nothingFollowsTheCloseFrameOnABusyTopic() throws Exception {
@@ -72,7 +75,7 @@ class LifecycleTest {
                         .mapToInt(t -> t.members().length).sum() == 2);
                 // Fill the member's socket and the relay's outbound buffer for it: it is not reading.
                 byte[] chunk = new byte[8 * 1024];
-                for (int i = 0; i < 600; i++) {
+                for (int i = 0; i < 1500; i++) {
                     sender.sendBinary(chunk);
                 }
                 // A fragmented message over the limit: the relay starts the closing handshake (1009)
