@@ -35,8 +35,11 @@ final class LoopQueue implements Runnable {
     private final Queue<Delivery> queue = PlatformDependent.newMpscQueue();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final AtomicLong backlogBytes = new AtomicLong();
-    /** Receivers written but not yet flushed in this drain; touched only on {@link #loop}. */
+    /** Receivers written but not yet flushed; touched only on {@link #loop}. */
     private final ArrayList<Member> unflushed = new ArrayList<>();
+    /** Whether {@link #flushTask} is queued on the loop; touched only on {@link #loop}. */
+    private boolean flushScheduled;
+    private final Runnable flushTask = this::flushWritten;
 
     LoopQueue(EventExecutor loop, long maxBacklogBytes) {
         this.loop = loop;
@@ -64,6 +67,36 @@ final class LoopQueue implements Runnable {
         queue.offer(new Delivery(frame.retain(), receivers, sender));
         schedule();
         return true;
+    }
+
+    /**
+     * Writes {@code frame} to {@code receivers} (all but {@code sender}) now, without a hand-off:
+     * the caller is on this queue's loop, where the receivers live. They are flushed together once
+     * the loop has finished what it is doing (the rest of this read batch, other channels' reads),
+     * by one task queued from the loop itself, which costs no wake-up. Borrows the frame.
+     */
+    void deliverHere(PreparedFrame frame, Member[] receivers, Member sender) {
+        for (Member receiver : receivers) {
+            if (receiver != sender) {
+                deliver(receiver, frame);
+            }
+        }
+        if (!flushScheduled && !unflushed.isEmpty()) {
+            flushScheduled = true;
+            try {
+                loop.execute(flushTask);
+            } catch (RejectedExecutionException e) {
+                flushWritten(); // the loop is shutting down: flush now rather than never
+            }
+        }
+    }
+
+    private void flushWritten() {
+        flushScheduled = false;
+        for (int i = 0; i < unflushed.size(); i++) {
+            flush(unflushed.get(i));
+        }
+        unflushed.clear();
     }
 
     long backlogBytes() {

@@ -20,9 +20,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * Moves a message from its sender to the receivers of its topic.
  *
  * <p>Per message: the schema, and then the sender's access ({@link Member#maySend()}), decide
- * whether the sender may send; the frame is built once ({@link PreparedFrame}); each event loop with receivers gets one queued delivery
- * ({@link LoopQueue}); each receiver writes a {@code retainedDuplicate()} on its own loop. The
- * original reference is released exactly once, here, when the deliveries are queued.
+ * whether the sender may send; the frame is built once ({@link PreparedFrame}); receivers on the
+ * sender's own event loop are written at once (and flushed together after the read batch); each
+ * other event loop with receivers gets one queued delivery ({@link LoopQueue}). Each receiver
+ * writes a {@code retainedDuplicate()} on its own loop. The original reference is released exactly
+ * once, here, when the deliveries are written or queued.
  *
  * <p>With a cluster {@link Broker} (the registry's), each message a member may send also goes to the
  * broker once, after the local fan-out; messages from other nodes come in through
@@ -137,8 +139,14 @@ public final class Router implements RemoteDelivery {
         PreparedFrame frame = PreparedFrame.of(alloc, text, payload, now);
         try {
             for (LoopGroup group : groups) {
-                if ((sender == null || group.reachesOtherThan(sender))
-                        && !queueFor(group.loop()).offer(frame, group.members(), sender)) {
+                if (sender != null && !group.reachesOtherThan(sender)) {
+                    continue;
+                }
+                LoopQueue queue = queueFor(group.loop());
+                if (group.loop().inEventLoop()) {
+                    // The receivers live on this thread: write to them now, no hand-off, no wake-up.
+                    queue.deliverHere(frame, group.members(), sender);
+                } else if (!queue.offer(frame, group.members(), sender)) {
                     for (Member m : group.members()) {
                         if (m != sender) {
                             m.stats().recordDroppedElsewhere();
