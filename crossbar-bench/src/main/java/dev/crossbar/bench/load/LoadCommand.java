@@ -70,6 +70,11 @@ final class LoadCommand implements Callable<Integer> {
             description = "Most messages in flight per sender (default: pingpong 128, large 4, as-fast-as-possible 64, paced 0 = none).")
     Integer window;
 
+    @Option(names = "--batch", paramLabel = "N",
+            description = "Messages written per flush by each sender: 1 is one frame per write, as browsers and"
+                    + " websocat send (default ${DEFAULT-VALUE}; up to " + LoadConfig.MAX_BATCH + ", the earlier behaviour).")
+    int batch = LoadConfig.DEFAULT_BATCH;
+
     @Option(names = "--duration", paramLabel = "DURATION", converter = Units.DurationConverter.class, defaultValue = "10s",
             description = "Measured time (idle: how long connections are held) (default ${DEFAULT-VALUE}, max 10m).")
     Duration duration;
@@ -180,6 +185,7 @@ final class LoadCommand implements Callable<Integer> {
                 .count(count)
                 .rate(rate)
                 .window(window)
+                .batch(batch)
                 .warmup(warmup)
                 .duration(duration)
                 .drain(drain)

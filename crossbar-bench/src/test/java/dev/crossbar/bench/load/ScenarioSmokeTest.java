@@ -60,8 +60,17 @@ class ScenarioSmokeTest {
     }
 
     @Test
-    void pingpongOf64Bytes() throws Exception {
-        assertIntact(run(quick(Scenario.PINGPONG).build()));
+    void pingpongOf64BytesWritesOneFramePerWrite() throws Exception {
+        RunResult r = run(quick(Scenario.PINGPONG).build());
+        assertIntact(r);
+        assertEquals(1, r.get("batch"), r.toString());
+    }
+
+    @Test
+    void pingpongWithBatchedWritesAsBefore() throws Exception {
+        RunResult r = run(quick(Scenario.PINGPONG).window(64).batch(LoadConfig.MAX_BATCH).build());
+        assertIntact(r);
+        assertEquals(LoadConfig.MAX_BATCH, r.get("batch"), r.toString());
     }
 
     @Test
@@ -96,6 +105,11 @@ class ScenarioSmokeTest {
     @Test
     void asFastAsPossibleFanout() throws Exception {
         assertIntact(run(quick(Scenario.FANOUT).count(10).rate(0.0).build()));
+    }
+
+    @Test
+    void asFastAsPossibleFanoutInBatches() throws Exception {
+        assertIntact(run(quick(Scenario.FANOUT).count(10).rate(0.0).batch(16).build()));
     }
 
     @Test
