@@ -45,6 +45,12 @@ final class LoadCommand implements Callable<Integer> {
         boolean inProcess;
     }
 
+    @Option(names = "--spawn-session", paramLabel = "own|inherit",
+            description = "With --spawn: 'own' starts the relay under setsid, in its own session (and, with autogroup,"
+                    + " its own scheduling group) as a deployed relay runs; 'inherit' makes it a plain child of this"
+                    + " tool, in its scheduling group (default ${DEFAULT-VALUE}).")
+    SpawnedRelay.Session spawnSession = SpawnedRelay.DEFAULT_SESSION;
+
     @Option(names = "--pid", paramLabel = "PID", description = "With --url: the relay's pid, to sample its CPU and RSS.")
     long pid = -1;
 
@@ -172,7 +178,7 @@ final class LoadCommand implements Callable<Integer> {
             return new InProcessRelay(relayLoops);
         }
         if (relayChoice.spawn != null) {
-            return new SpawnedRelay(relayChoice.spawn);
+            return new SpawnedRelay(relayChoice.spawn, spawnSession);
         }
         return new ExternalRelay(LoadConfig.checkLoopback(relayChoice.url), pid);
     }

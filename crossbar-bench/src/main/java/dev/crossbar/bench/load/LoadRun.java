@@ -81,6 +81,7 @@ final class LoadRun {
                 .put("label", c.label())
                 .put("scenario", c.scenario().label())
                 .put("relay", relay.kind())
+                .put("spawnSession", relay.session())
                 .put("url", relay.baseUri().toString())
                 .put("topic", c.topic())
                 .put("run", runIndex)

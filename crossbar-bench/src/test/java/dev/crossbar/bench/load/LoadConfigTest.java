@@ -109,10 +109,12 @@ class LoadConfigTest {
         assertEquals(Duration.ofSeconds(15), c.duration());
         assertEquals(3, cmd.repeat);
         assertEquals(LoadConfig.DEFAULT_BATCH, c.batch());
+        assertEquals(SpawnedRelay.Session.OWN, cmd.spawnSession);
 
         LoadCommand old = new LoadCommand();
         new picocli.CommandLine(old).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
-                "pingpong", "--spawn", "relay {port}", "--batch", "256");
+                "pingpong", "--spawn", "relay {port}", "--spawn-session", "inherit", "--batch", "256");
+        assertEquals(SpawnedRelay.Session.INHERIT, old.spawnSession);
         assertEquals(256, old.toConfig(URI.create("ws://127.0.0.1:9000")).batch());
         assertEquals(2, LoadMain.run("pingpong", "--url", "ws://10.1.2.3:80"), "a non-loopback URL is refused");
         assertEquals(2, LoadMain.run("pingpong"), "a relay must be named");

@@ -2,6 +2,7 @@ package dev.crossbar.bench.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -64,6 +65,7 @@ class ScenarioSmokeTest {
         RunResult r = run(quick(Scenario.PINGPONG).build());
         assertIntact(r);
         assertEquals(1, r.get("batch"), r.toString());
+        assertNull(r.get("spawnSession"), "not spawned: " + r);
     }
 
     @Test
