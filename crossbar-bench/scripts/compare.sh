@@ -23,8 +23,8 @@
 #   BATCH         frames per write (default 1; 256 is the generator's earlier behaviour)
 #   SESSION       own | inherit (default own: setsid)
 #   IPERF         1 (default) measures the loopback ceiling with iperf3 before and after; 0 skips it
-# Every run is bounded (timeout 300 s; typically warm-up + duration + ~6 s); see docs/benchmarks.md
-# for the time the whole matrix takes.
+# Every run is bounded (timeout 300 s; typically warm-up + duration + 3-8 s, longer for 5,000
+# subscribers and idle): the default matrix, 81 runs, takes 30-40 minutes (docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$(pwd -P)"

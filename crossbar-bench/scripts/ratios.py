@@ -102,7 +102,7 @@ def describe(cfg):
         what = f"{scenario} {sz} to {n:,}, {pace}{win}"
     how = []
     if batch is not None:
-        how.append("one frame per write" if batch == 1 else f"{batch} frames per write")
+        how.append("one frame per write" if batch == 1 else f"{batch} frames per flush")
     elif scenario != "idle":
         how.append("batch not recorded (before: 256 frames per flush)")
     how.append(f"session {session}" if session else "session not recorded (before: a child)")
