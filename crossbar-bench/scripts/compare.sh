@@ -1,56 +1,138 @@
 #!/usr/bin/env bash
-# Runs the published comparison: each scenario against Crossbar and against another relay
-# (by default the original Go crossbar), alternating run by run so both see the same machine
-# load, and appends one JSON line per run to $OUT. Then: python3 crossbar-bench/scripts/plot.py $OUT
+# The side-by-side comparison: each scenario against Crossbar and the peer relays (tokio, Node.js;
+# the Go original too if GO_SPAWN is given), alternating relays run by run (the order rotates each
+# repeat), a fresh relay process per run, each in its own session (setsid), the load generator
+# writing one frame per write. Appends one JSON line per run to OUT; then
+#   python3 crossbar-bench/scripts/ratios.py OUT [--plot docs/img/ratios.png]
+# prints each relay's medians and Crossbar's ratio to the best peer (tokio).
 #
 #   crossbar-bench/scripts/compare.sh [OUT] [REPEATS] [SCENARIO-FILTER-REGEX]
 #
-# Environment:
-#   OTHER_SPAWN  command that starts the other relay with {port} for its port
-#                (default: /tmp/gocrossbar/run.sh {port}); OTHER_LABEL (default: go)
-#   DURATION, WARMUP  per run (default 10s, 5s: a fresh JVM needs a few seconds of JIT)
-# Every run is bounded (warm-up + duration + drain <= ~25 s); the whole matrix takes ~30 min.
+# OUT defaults to crossbar-bench/target/peers.jsonl, REPEATS to 3, the filter to every scenario.
+# Environment (all optional):
+#   PEERS_DIR     the peers' sources (default: ../shared/peers beside the repository); read only
+#   PEERS_BUILD   where they are copied and built (default /tmp/crossbar-peers; never the repository
+#                 or PEERS_DIR)
+#   RELAYS        which relays, in order (default "crossbar tokio node", plus "go" with GO_SPAWN)
+#   GO_SPAWN      command starting the Go original with {port} for its port, which must exec the
+#                 relay (e.g. /tmp/gocrossbar/run.sh {port}); CROSSBAR_SPAWN, TOKIO_SPAWN and
+#                 NODE_SPAWN override the others' commands
+#   MATRIX        "issue" (default: the scenarios of issue 13) or "all" (adds the size sweep and the
+#                 other rows of the earlier Go comparison)
+#   DURATION, WARMUP  per run (default 10s and 5s: a fresh JVM needs seconds of JIT)
+#   BATCH         frames per write (default 1; 256 is the generator's earlier behaviour)
+#   SESSION       own | inherit (default own: setsid)
+#   IPERF         1 (default) measures the loopback ceiling with iperf3 before and after; 0 skips it
+# Every run is bounded (timeout 300 s; typically warm-up + duration + 3-8 s, longer for 5,000
+# subscribers and idle): the default matrix, 81 runs, takes 30-40 minutes (docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+ROOT="$(pwd -P)"
 
-OUT="${1:-crossbar-bench/target/results.jsonl}"
+OUT="${1:-crossbar-bench/target/peers.jsonl}"
 REPEATS="${2:-3}"
 FILTER="${3:-.}"
 DURATION="${DURATION:-10s}"
 WARMUP="${WARMUP:-5s}"
-OTHER_LABEL="${OTHER_LABEL:-go}"
-OTHER_SPAWN="${OTHER_SPAWN:-/tmp/gocrossbar/run.sh {port}}"
-CROSSBAR_SPAWN="java -Xms64m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC -Dio.netty.leakDetection.level=disabled -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port} --max-connections-per-address 20000"
+BATCH="${BATCH:-1}"
+SESSION="${SESSION:-own}"
+MATRIX="${MATRIX:-issue}"
+IPERF="${IPERF:-1}"
+PEERS_DIR="${PEERS_DIR:-$ROOT/../shared/peers}"
+PEERS_BUILD="${PEERS_BUILD:-/tmp/crossbar-peers}"
+GO_SPAWN="${GO_SPAWN:-}"
+RELAYS="${RELAYS:-crossbar tokio node${GO_SPAWN:+ go}}"
+
+# (Defaults in their own variables: a '}' inside ${VAR:-...} would end the expansion at {port}.)
+default_crossbar='java -Xms64m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC -Dio.netty.leakDetection.level=disabled -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port} --max-connections-per-address 20000'
+default_tokio="env LISTEN=127.0.0.1:{port} $PEERS_BUILD/rust-target/release/rust-tokio-relay"
+default_node="env LISTEN=127.0.0.1:{port} node $PEERS_BUILD/node-ws/relay.js"
+CROSSBAR_SPAWN="${CROSSBAR_SPAWN:-$default_crossbar}"
+TOKIO_SPAWN="${TOKIO_SPAWN:-$default_tokio}"
+NODE_SPAWN="${NODE_SPAWN:-$default_node}"
 LOAD=(java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain)
 
-# 10,000 idle connections need ~10,000 descriptors on each side.
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-
-# name | load generator arguments
-MATRIX=(
-  "pingpong-64|pingpong --size 64"
-  "pingpong-3|pingpong --size 3"
-  "pingpong-64-at-100k|pingpong --size 64 --rate 100000"
-  "size-1k|pingpong --size 1KiB"
-  "size-4600|pingpong --size 4600"
-  "size-64k|pingpong --size 64KiB --window 8"
-  "large-1m|large --size 1MiB --window 2"
-  "large-1m-w1|large --size 1MiB --window 1"
-  "fanout-video-100|fanout -n 100 --rate 30"
-  "fanout-video-500|fanout -n 500 --rate 30"
-  "fanout-video-1000|fanout -n 1000 --rate 30"
-  "fanout-video-5000|fanout -n 5000 --rate 30"
-  "fanout-fast-10|fanout -n 10 --rate 0"
-  "fanout-fast-100|fanout -n 100 --rate 0"
-  "fanout-fast-100-64b|fanout -n 100 --rate 0 --size 64"
-  "mesh-10|mesh -n 10 --rate 100"
-  "slow|slow -n 10 --rate 2000"
-  "slow-500|slow -n 10 --rate 500"
+# name | load generator arguments (names are topics: letters, digits, . _ -)
+SCENARIOS=(
+  "pingpong-64-w64|pingpong --size 64 --window 64"
+  "mesh-10x100-64|mesh -n 10 --rate 100 --size 64"
+  "large-1m-w4|large --size 1MiB --window 4"
+  "large-1m-w8|large --size 1MiB --window 8"
+  "fanout-fast-100|fanout -n 100 --rate 0 --size 4600"
+  "fanout-video-500|fanout -n 500 --rate 30 --size 4600"
+  "fanout-video-5000|fanout -n 5000 --rate 30 --size 4600"
+  "slow-10-plus-1-at-30|slow -n 10 --rate 30 --size 4600"
   "idle-10000|idle -n 10000 --settle 3s --duration 5s"
 )
+if [[ "$MATRIX" == all ]]; then
+  SCENARIOS+=(
+    "pingpong-3|pingpong --size 3"
+    "pingpong-64|pingpong --size 64"
+    "pingpong-64-at-100k|pingpong --size 64 --rate 100000"
+    "size-1k|pingpong --size 1KiB"
+    "size-4600|pingpong --size 4600"
+    "size-64k|pingpong --size 64KiB --window 8"
+    "large-1m-w2|large --size 1MiB --window 2"
+    "large-1m-w1|large --size 1MiB --window 1"
+    "fanout-video-100|fanout -n 100 --rate 30"
+    "fanout-video-1000|fanout -n 1000 --rate 30"
+    "fanout-fast-10|fanout -n 10 --rate 0"
+    "fanout-fast-100-64b|fanout -n 100 --rate 0 --size 64"
+    "mesh-10|mesh -n 10 --rate 100"
+    "slow|slow -n 10 --rate 2000"
+    "slow-500|slow -n 10 --rate 500"
+  )
+elif [[ "$MATRIX" != issue ]]; then
+  echo "MATRIX: '$MATRIX' (expected: issue or all)" >&2
+  exit 2
+fi
+
+inside() { # inside DIR PARENT: whether DIR is PARENT or below it
+  [[ "$1/" == "$2/"* ]]
+}
+
+spawn_of() {
+  case "$1" in
+    crossbar) echo "$CROSSBAR_SPAWN" ;;
+    tokio) echo "$TOKIO_SPAWN" ;;
+    node) echo "$NODE_SPAWN" ;;
+    go) [[ -n "$GO_SPAWN" ]] || { echo "relay go: set GO_SPAWN" >&2; exit 2; }; echo "$GO_SPAWN" ;;
+    *) echo "relay '$1' (expected: crossbar, tokio, node or go)" >&2; exit 2 ;;
+  esac
+}
+
+build_peers() {
+  # Copies the peers out of PEERS_DIR (which stays untouched) and builds them in PEERS_BUILD.
+  [[ -d "$PEERS_DIR/rust-tokio" && -d "$PEERS_DIR/node-ws" ]] || {
+    echo "peers not found in $PEERS_DIR (set PEERS_DIR)" >&2; exit 2; }
+  local src build
+  src="$(cd "$PEERS_DIR" && pwd -P)"
+  mkdir -p "$PEERS_BUILD"
+  build="$(cd "$PEERS_BUILD" && pwd -P)"
+  if inside "$build" "$ROOT" || inside "$build" "$src"; then
+    echo "PEERS_BUILD: '$build' (expected: outside the repository and PEERS_DIR, e.g. /tmp/crossbar-peers)" >&2
+    exit 2
+  fi
+  for d in rust-tokio node-ws; do
+    mkdir -p "$build/$d"
+    # -a keeps modification times, so cargo rebuilds only what changed; the copies must be writable.
+    cp -a "$src/$d/." "$build/$d/"
+    chmod -R u+w "$build/$d"
+  done
+  echo "building the tokio peer in $build (cargo build --release --locked)"
+  CARGO_TARGET_DIR="$build/rust-target" cargo build -q --release --locked --manifest-path "$build/rust-tokio/Cargo.toml"
+  local stamp
+  stamp="$(sha256sum "$build/node-ws/package-lock.json" | cut -d' ' -f1)"
+  if [[ "$(cat "$build/node-ws/node_modules/.crossbar-lock-sha256" 2>/dev/null)" != "$stamp" ]]; then
+    echo "installing the Node.js peer in $build (npm ci)"
+    (cd "$build/node-ws" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$stamp" > "$build/node-ws/node_modules/.crossbar-lock-sha256"
+  fi
+}
 
 iperf() {
   # The loopback ceiling, on the same machine in the same session: one TCP stream, 1 MiB writes.
+  [[ "$IPERF" == 1 ]] || return 0
   command -v iperf3 >/dev/null || { echo "iperf3 not installed (apt-get install -y iperf3)" >&2; return 0; }
   iperf3 -s -B 127.0.0.1 -p 5299 -1 >/dev/null 2>&1 &
   local server=$!
@@ -62,20 +144,70 @@ iperf() {
   echo "iperf3 loopback: $gbit Gbit/s"
 }
 
+setup_line() {
+  # What the figures depend on, once per invocation (ratios.py ignores it; people should not).
+  python3 - "$@" <<'EOF' >> "$OUT"
+import json, os, subprocess, sys, time
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()[0]
+    except Exception:
+        return None
+keys = ["relays", "batch", "spawnSession", "duration", "warmup", "repeats", "matrix"]
+line = {"kind": "setup", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+line.update(dict(zip(keys, sys.argv[1:])))
+line.update({
+    "commit": sh("git rev-parse --short HEAD"),
+    "autogroup": sh("cat /proc/sys/kernel/sched_autogroup_enabled"),
+    "cpus": os.cpu_count(),
+    "loadavg": sh("cut -d' ' -f1-3 /proc/loadavg"),
+    "java": sh("java -version 2>&1"),
+    "node": sh("node --version"),
+    "rustc": sh("rustc --version"),
+    "ws": sh("node -p \"require('" + os.environ["PEERS_BUILD"] + "/node-ws/node_modules/ws/package.json').version\""),
+})
+print(json.dumps(line))
+EOF
+}
+
+[[ -f crossbar-server/target/crossbar.jar && -f crossbar-bench/target/benchmarks.jar ]] ||
+  mvn -B -ntp -q package -DskipTests
+build_peers
+read -r -a relays <<< "$RELAYS"
+for relay in "${relays[@]}"; do spawn_of "$relay" >/dev/null; done
+
+# 10,000 idle connections need ~10,000 descriptors on each side (the relays inherit this).
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 mkdir -p "$(dirname "$OUT")"
+selected=0
+for entry in "${SCENARIOS[@]}"; do
+  if [[ "${entry%%|*}" =~ $FILTER ]]; then selected=$((selected + 1)); fi
+done
+runs=$((selected * ${#relays[@]} * REPEATS))
+echo "$runs runs: $selected scenarios x ${#relays[@]} relays (${relays[*]}) x $REPEATS, batch $BATCH, session $SESSION -> $OUT"
+PEERS_BUILD="$(cd "$PEERS_BUILD" && pwd -P)"
+export PEERS_BUILD
+setup_line "${relays[*]}" "$BATCH" "$SESSION" "$DURATION" "$WARMUP" "$REPEATS" "$MATRIX"
 iperf
+done_runs=0
 for rep in $(seq 1 "$REPEATS"); do
-  for entry in "${MATRIX[@]}"; do
+  # Rotate the order each repeat, so no relay always runs first (or just after another).
+  shift_by=$(( (rep - 1) % ${#relays[@]} ))
+  order=("${relays[@]:$shift_by}" "${relays[@]:0:$shift_by}")
+  for entry in "${SCENARIOS[@]}"; do
     name="${entry%%|*}"
     args="${entry#*|}"
     [[ "$name" =~ $FILTER ]] || continue
-    for relay in crossbar "$OTHER_LABEL"; do
-      if [[ "$relay" == crossbar ]]; then spawn="$CROSSBAR_SPAWN"; else spawn="$OTHER_SPAWN"; fi
-      echo "== $name $relay (run $rep) $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg)"
+    for relay in "${order[@]}"; do
+      done_runs=$((done_runs + 1))
+      echo "== [$done_runs/$runs] $name $relay (run $rep) $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg)"
+      # Common flags first: a scenario's own (idle's --duration) come last and win.
       # shellcheck disable=SC2086
-      timeout 300 "${LOAD[@]}" --label "$relay" --topic "$name" --spawn "$spawn" \
-        --duration "$DURATION" --warmup "$WARMUP" --json "$OUT" $args 2>&1 | grep -v ' INFO ' || echo "   (run failed)"
+      timeout -k 10 300 "${LOAD[@]}" --label "$relay" --topic "$name" --spawn "$(spawn_of "$relay")" \
+        --spawn-session "$SESSION" --batch "$BATCH" --duration "$DURATION" --warmup "$WARMUP" \
+        --json "$OUT" $args 2>&1 | grep -v ' INFO ' || echo "   (run failed)"
     done
   done
 done
 iperf
+echo "done: python3 crossbar-bench/scripts/ratios.py $OUT"

@@ -3,7 +3,8 @@
 
     python3 crossbar-bench/scripts/plot.py RESULTS.jsonl [...] [--out docs/img] [--table]
 
-Runs are grouped by relay label and configuration (scenario, size, receivers, rate, window);
+Runs are grouped by relay label and configuration (scenario, size, receivers, rate, window, and
+the write batch and relay session, so runs made before those were recorded stay apart);
 each figure is the median of the group's runs, with the range (min-max) in the table. Writes
   latency-vs-subscribers.png  fanout at 30 msg/s: p50 and p99 latency against subscribers
   throughput-vs-size.png      one sender, one receiver: delivered Mbit/s against message size,
@@ -36,7 +37,7 @@ def load(paths):
 
 def key(r):
     n = r.get("receivers", r.get("clients", r.get("connections")))
-    return (r["scenario"], r.get("size"), n, r.get("rate"), r.get("window"))
+    return (r["scenario"], r.get("size"), n, r.get("rate"), r.get("window"), r.get("batch"), r.get("spawnSession"))
 
 
 def groups(runs):
@@ -65,22 +66,24 @@ def fmt(v, digits=0):
 
 
 def describe(k):
-    scenario, size, n, rate, window = k
+    scenario, size, n, rate, window, batch, session = k
+    how = (f", {batch} frames per write" if batch and batch > 1 else "") + (
+        ", relay a child of the generator" if session == "inherit" else "")
     if scenario == "idle":
-        return f"idle, {n:,} connections"
+        return f"idle, {n:,} connections{how}"
     sz = f"{size // 1048576} MiB" if size and size >= 1048576 and size % 1048576 == 0 else (
         f"{size // 1024} KiB" if size and size % 1024 == 0 and size >= 1024 else f"{size} B")
     pace = "as fast as possible" if not rate else f"{rate:g} msg/s"
     who = {"pingpong": "1→1", "large": "1→1", "fanout": f"1→{n}", "slow": f"1→{n} + 1 stalled",
            "mesh": f"{n}↔{n}"}.get(scenario, str(n))
     w = f", window {window}" if window else ""
-    return f"{scenario} {sz}, {who}, {pace}{w}"
+    return f"{scenario} {sz}, {who}, {pace}{w}{how}"
 
 
 def table(g, labels):
     out = ["| scenario | relay | runs | msg/s delivered (range) | Mbit/s | p50 µs | p99 µs | p99.9 µs | lost | merged frames | relay CPU-s/GB | relay CPU-s/M msgs | peak RSS MB | notes |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for k in sorted(g, key=lambda k: (k[0], k[1] or 0, k[2] or 0, k[3] or 0, k[4] or 0)):
+    for k in sorted(g, key=lambda k: (k[0], k[1] or 0, k[2] or 0, k[3] or 0, k[4] or 0, k[5] or 0, k[6] or "")):
         for label in labels:
             rs = g[k].get(label)
             if not rs:

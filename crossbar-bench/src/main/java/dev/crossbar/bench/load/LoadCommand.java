@@ -45,6 +45,12 @@ final class LoadCommand implements Callable<Integer> {
         boolean inProcess;
     }
 
+    @Option(names = "--spawn-session", paramLabel = "own|inherit",
+            description = "With --spawn: 'own' starts the relay under setsid, in its own session (and, with autogroup,"
+                    + " its own scheduling group) as a deployed relay runs; 'inherit' makes it a plain child of this"
+                    + " tool, in its scheduling group (default ${DEFAULT-VALUE}).")
+    SpawnedRelay.Session spawnSession = SpawnedRelay.DEFAULT_SESSION;
+
     @Option(names = "--pid", paramLabel = "PID", description = "With --url: the relay's pid, to sample its CPU and RSS.")
     long pid = -1;
 
@@ -69,6 +75,11 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--window", paramLabel = "N",
             description = "Most messages in flight per sender (default: pingpong 128, large 4, as-fast-as-possible 64, paced 0 = none).")
     Integer window;
+
+    @Option(names = "--batch", paramLabel = "N",
+            description = "Messages written per flush by each sender: 1 is one frame per write, as browsers and"
+                    + " websocat send (default ${DEFAULT-VALUE}; up to " + LoadConfig.MAX_BATCH + ", the earlier behaviour).")
+    int batch = LoadConfig.DEFAULT_BATCH;
 
     @Option(names = "--duration", paramLabel = "DURATION", converter = Units.DurationConverter.class, defaultValue = "10s",
             description = "Measured time (idle: how long connections are held) (default ${DEFAULT-VALUE}, max 10m).")
@@ -167,7 +178,7 @@ final class LoadCommand implements Callable<Integer> {
             return new InProcessRelay(relayLoops);
         }
         if (relayChoice.spawn != null) {
-            return new SpawnedRelay(relayChoice.spawn);
+            return new SpawnedRelay(relayChoice.spawn, spawnSession);
         }
         return new ExternalRelay(LoadConfig.checkLoopback(relayChoice.url), pid);
     }
@@ -180,6 +191,7 @@ final class LoadCommand implements Callable<Integer> {
                 .count(count)
                 .rate(rate)
                 .window(window)
+                .batch(batch)
                 .warmup(warmup)
                 .duration(duration)
                 .drain(drain)

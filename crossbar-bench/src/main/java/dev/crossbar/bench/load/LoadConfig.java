@@ -24,6 +24,12 @@ final class LoadConfig {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(60);
     public static final long DEFAULT_MAX_MESSAGES = 100_000_000;
     public static final int DEFAULT_CLIENT_THREADS = 2;
+    /**
+     * Messages per flush: one frame per write, as browsers, websocat and the Go or Python clients
+     * send. The generator's earlier behaviour, and its published Go-original figures, was
+     * {@link #MAX_BATCH}.
+     */
+    public static final int DEFAULT_BATCH = 1;
 
     public static final Duration MAX_DURATION = Duration.ofMinutes(10);
     public static final Duration MAX_PHASE = Duration.ofMinutes(2);
@@ -32,6 +38,7 @@ final class LoadConfig {
     public static final int MAX_CONNECTIONS = 100_000;
     public static final double MAX_RATE = 10_000_000;
     public static final int MAX_CLIENT_THREADS = 64;
+    public static final int MAX_BATCH = Sender.MAX_PASS;
 
     private final Scenario scenario;
     private final URI baseUri;
@@ -41,6 +48,7 @@ final class LoadConfig {
     private final int count;
     private final double rate;
     private final int window;
+    private final int batch;
     private final Duration warmup;
     private final Duration duration;
     private final Duration drain;
@@ -95,6 +103,10 @@ final class LoadConfig {
         }
         if (scenario == Scenario.MESH && rate == 0) {
             throw new IllegalArgumentException("rate: 0 (expected: > 0 for mesh, whose clients send at a rate)");
+        }
+        this.batch = b.batch;
+        if (batch < 1 || batch > MAX_BATCH) {
+            throw new IllegalArgumentException("batch: " + batch + " (expected: 1.." + MAX_BATCH + " messages per flush)");
         }
         if (size < MessageFormat.HEADER_BYTES && scenario.sends() && window == 0) {
             throw new IllegalArgumentException("window: 0 (expected: > 0 for " + size
@@ -159,6 +171,7 @@ final class LoadConfig {
         b.count = count;
         b.rate = rate;
         b.window = window;
+        b.batch = batch;
         b.warmup = warmup;
         b.duration = duration;
         b.drain = drain;
@@ -202,6 +215,11 @@ final class LoadConfig {
 
     int window() {
         return window;
+    }
+
+    /** Messages written per flush by each sender; 1 is one frame per write. */
+    int batch() {
+        return batch;
     }
 
     Duration warmup() {
@@ -256,6 +274,7 @@ final class LoadConfig {
         private Integer count;
         private Double rate;
         private Integer window;
+        private int batch = DEFAULT_BATCH;
         private Duration warmup = DEFAULT_WARMUP;
         private Duration duration = DEFAULT_DURATION;
         private Duration drain = DEFAULT_DRAIN;
@@ -298,6 +317,11 @@ final class LoadConfig {
 
         Builder window(Integer v) {
             window = v;
+            return this;
+        }
+
+        Builder batch(int v) {
+            batch = v;
             return this;
         }
 

@@ -81,12 +81,13 @@ final class LoadRun {
                 .put("label", c.label())
                 .put("scenario", c.scenario().label())
                 .put("relay", relay.kind())
+                .put("spawnSession", relay.session())
                 .put("url", relay.baseUri().toString())
                 .put("topic", c.topic())
                 .put("run", runIndex)
                 .put("time", Instant.now().toString());
         if (c.scenario().sends()) {
-            r.put("size", c.size()).put("rate", c.rate()).put("window", c.window())
+            r.put("size", c.size()).put("rate", c.rate()).put("window", c.window()).put("batch", c.batch())
                     .put("warmupS", c.warmup().toMillis() / 1000.0).put("durationS", c.duration().toMillis() / 1000.0);
         }
         return r.put(c.scenario() == Scenario.MESH ? "clients" : c.scenario() == Scenario.IDLE ? "connections" : "receivers",
@@ -159,7 +160,7 @@ final class LoadRun {
         if (mesh) {
             for (int i = 0; i < channels.size(); i++) {
                 Sender s = new Sender(channels.get(i), i, format, null, clock, config.rate(), config.window(),
-                        () -> -1, config.maxMessages());
+                        config.batch(), () -> -1, config.maxMessages());
                 receivers.get(i).sender(s);
                 senders.add(s);
             }
@@ -168,7 +169,7 @@ final class LoadRun {
         Channel pubChannel = channels.get(channels.size() - 1);
         BenchHandler[] tracked = receivers.toArray(new BenchHandler[0]);
         Sender s = new Sender(pubChannel, 0, format, sendTimes, clock, config.rate(), config.window(),
-                () -> minHighestSeq(tracked), config.maxMessages());
+                config.batch(), () -> minHighestSeq(tracked), config.maxMessages());
         ((BenchHandler) pubChannel.pipeline().get("handler")).sender(s);
         senders.add(s);
         publisher = s;

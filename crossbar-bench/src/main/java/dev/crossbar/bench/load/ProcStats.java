@@ -30,21 +30,38 @@ record ProcStats(long cpuTicks, long rssKb, long hwmKb) {
         return new ProcStats(parseCpuTicks(stat), parseStatusKb(status, "VmRSS"), parseStatusKb(status, "VmHWM"));
     }
 
+    /** The session id of {@code pid} ("self" works too): field 6 of its {@code stat} line. */
+    static long sessionId(String pid) throws IOException {
+        return parseSessionId(Files.readString(Path.of("/proc", pid, "stat")));
+    }
+
+    static long parseSessionId(String stat) {
+        return Long.parseLong(fieldsAfterName(stat)[6 - 3]);
+    }
+
     /**
      * utime + stime from a {@code stat} line: fields 14 and 15, counted after the command name,
      * which is in parentheses and may itself contain spaces and parentheses.
      */
     static long parseCpuTicks(String stat) {
+        String[] f = fieldsAfterName(stat);
+        return Long.parseLong(f[14 - 3]) + Long.parseLong(f[15 - 3]);
+    }
+
+    /**
+     * The fields after the command name, which is in parentheses and may itself contain spaces and
+     * parentheses: field 3 (state) is element 0, so field k is element k - 3.
+     */
+    private static String[] fieldsAfterName(String stat) {
         int close = stat.lastIndexOf(')');
         if (close < 0) {
             throw new IllegalArgumentException("stat: no ')' after the command name in '" + stat + "'");
         }
         String[] f = stat.substring(close + 2).trim().split("\\s+");
-        // After the name: field 3 (state) is f[0], so field k is f[k - 3].
         if (f.length < 13) {
             throw new IllegalArgumentException("stat: " + f.length + " fields after the name (expected: >= 13)");
         }
-        return Long.parseLong(f[14 - 3]) + Long.parseLong(f[15 - 3]);
+        return f;
     }
 
     /** A "Key:   123 kB" value from a {@code status} file, in kB; -1 if absent (a kernel thread). */

@@ -14,6 +14,14 @@ interface Relay extends AutoCloseable {
     /** How the relay runs: external, spawned or in-process. */
     String kind();
 
+    /**
+     * For a relay this tool started: "own" if it runs in its own session (and so, with autogroup,
+     * its own scheduling group), "inherit" if in this tool's; null for a relay it did not start.
+     */
+    default String session() {
+        return null;
+    }
+
     /** Live heap after a full collection, in bytes, or -1 where it cannot be read (not a JVM). */
     long liveHeapBytes();
 

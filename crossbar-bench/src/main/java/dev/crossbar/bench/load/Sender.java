@@ -16,15 +16,18 @@ import java.util.function.LongSupplier;
  * cap: paced at a rate, or as fast as the window allows.
  *
  * <p>The window bounds messages in flight: sent but not yet seen by every tracked receiver (by
- * highest sequence, so a message the relay dropped does not hold the window shut). Writes are
- * batched and flushed once per batch. When the window is full the sender parks, and a receiver's
+ * highest sequence, so a message the relay dropped does not hold the window shut). Each message is
+ * flushed as it is written, one frame per write, as browsers, websocat and the Go or Python
+ * clients do; with a batch of N, N frames share one flush (and so, mostly, one system call), which
+ * lets the relay read many messages per read and hides its per-message cost. When the window is
+ * full the sender parks, and a receiver's
  * read {@link #wake()}s it; when the socket is full it waits for writability. A relay that stops
  * relaying therefore stops the sender, and the run still ends on time.
  */
 final class Sender implements Runnable {
 
-    /** Messages written per pass before yielding the loop to reads. */
-    static final int MAX_BATCH = 256;
+    /** Messages written per pass before yielding the loop to reads; also the largest batch. */
+    static final int MAX_PASS = 256;
     /** Pacing ticks are no finer than this (the timer's useful resolution) ... */
     static final long MIN_TICK_NANOS = 50_000;
     /** ... and no coarser than this, so a slow rate still starts promptly. */
@@ -39,6 +42,7 @@ final class Sender implements Runnable {
     private final RunClock clock;
     private final double ratePerSecond;
     private final int window;
+    private final int batch;
     private final LongSupplier acked;
     private final long maxMessages;
     private final long tickNanos;
@@ -50,15 +54,23 @@ final class Sender implements Runnable {
     private long startNanos;
     private boolean tickScheduled;
     private boolean stopped;
+    /**
+     * A pass is under way. A flush inside it can drain the socket and fire writability, whose
+     * handler calls {@link #run()} on this same stack; that nested pass would write from a sequence
+     * the outer one has already used. The outer pass re-checks writability before every message,
+     * so the nested call has nothing to add and returns.
+     */
+    private boolean inPass;
 
     /**
      * @param ratePerSecond messages per second, or 0 for as fast as the window allows
      * @param window        most messages in flight, or 0 for no window (paced senders only)
+     * @param batch         messages written per flush: 1 is one frame per write (1..{@link #MAX_PASS})
      * @param acked         highest sequence every tracked receiver has seen (-1 for none); read
      *                      only when {@code window > 0}
      */
     Sender(Channel channel, int id, MessageFormat format, SendTimes sendTimes, RunClock clock,
-           double ratePerSecond, int window, LongSupplier acked, long maxMessages) {
+           double ratePerSecond, int window, int batch, LongSupplier acked, long maxMessages) {
         this.channel = requireNonNull(channel, "channel");
         this.id = id;
         this.format = requireNonNull(format, "format");
@@ -70,6 +82,10 @@ final class Sender implements Runnable {
         }
         this.ratePerSecond = ratePerSecond;
         this.window = window;
+        if (batch < 1 || batch > MAX_PASS) {
+            throw new IllegalArgumentException("batch: " + batch + " (expected: 1.." + MAX_PASS + ")");
+        }
+        this.batch = batch;
         this.acked = acked;
         this.maxMessages = maxMessages;
         long period = ratePerSecond > 0 ? (long) (1e9 / ratePerSecond) : MIN_TICK_NANOS;
@@ -111,16 +127,25 @@ final class Sender implements Runnable {
     /** One sending pass; loop only. */
     @Override
     public void run() {
-        if (stopped) {
+        if (stopped || inPass) {
             return;
         }
+        inPass = true;
+        try {
+            pass();
+        } finally {
+            inPass = false;
+        }
+    }
+
+    private void pass() {
         long now = System.nanoTime();
         long n = sent.getPlain();
         if (now >= clock.stopNanos() || n >= maxMessages || !channel.isActive()) {
             stopped = true;
             return;
         }
-        long allowed = Math.min(MAX_BATCH, maxMessages - n);
+        long allowed = Math.min(MAX_PASS, maxMessages - n);
         if (ratePerSecond > 0) {
             long due = (long) ((now - startNanos) * ratePerSecond / 1e9) + 1;
             if (due - n > catchUpLimit) {
@@ -135,6 +160,7 @@ final class Sender implements Runnable {
             allowed = Math.min(allowed, windowLeft(n));
         }
         int written = 0;
+        int unflushed = 0;
         while (written < allowed && channel.isWritable()) {
             long seq = n + written;
             long t = System.nanoTime();
@@ -146,13 +172,17 @@ final class Sender implements Runnable {
             written++;
             sent.setOpaque(seq + 1);
             channel.write(frame, channel.voidPromise());
+            if (++unflushed == batch) {
+                channel.flush();
+                unflushed = 0;
+            }
         }
-        if (written > 0) {
+        if (unflushed > 0) {
             channel.flush();
         }
         if (ratePerSecond > 0) {
             scheduleTick();
-        } else if (written == MAX_BATCH) {
+        } else if (written == MAX_PASS) {
             channel.eventLoop().execute(this);
         } else if (channel.isWritable()) {
             // Window full: park; re-check after parking so a wake between the check and the park is not lost.

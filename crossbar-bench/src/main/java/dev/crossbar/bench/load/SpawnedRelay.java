@@ -1,34 +1,67 @@
 package dev.crossbar.bench.load;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A relay the tool starts as its own process from a command line in which {@code {port}} is
  * replaced by a free loopback port, e.g.
  * {@code java -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port}} or
- * {@code /tmp/gocrossbar/run.sh {port}}. The command runs under {@code bash -c "exec ..."} so the
- * sampled pid is the relay's own. Stopped with SIGTERM, then killed if it lingers.
+ * {@code env LISTEN=127.0.0.1:{port} node relay.js}.
+ *
+ * <p>By default the relay runs in its own session, {@code setsid bash -c "exec COMMAND"}, as a
+ * deployed relay runs under systemd or a container runtime: with the kernel's autogroup on, a new
+ * session is its own scheduling group, so the relay is not scheduled as part of the load
+ * generator's group (which changed Crossbar's figures 2-3x). {@link Session#INHERIT} keeps the
+ * earlier behaviour, a plain child, {@code bash -c "exec COMMAND"}. Either way {@code setsid} and
+ * {@code bash} exec rather than fork (the child of a JVM is never a process-group leader, so
+ * {@code setsid} needs no fork), so the process this tool holds, samples for CPU and RSS, and stops
+ * with SIGTERM (then SIGKILL if it lingers) is the relay itself; a command must therefore end in
+ * the relay (use {@code env VAR=value relay}, or a script that {@code exec}s it). Checked at start:
+ * in its own session the relay must be its session's leader.
  */
 final class SpawnedRelay implements Relay {
 
+    /** Which session, and so which scheduling group, the relay runs in. */
+    enum Session {
+        /** Its own session: {@code setsid}. */
+        OWN,
+        /** This tool's session: a plain child process. */
+        INHERIT;
+
+        String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    static final Session DEFAULT_SESSION = Session.OWN;
     /** How long a relay may take to start listening (a JVM needs about a second). */
     static final long START_TIMEOUT_MILLIS = 30_000;
     static final long STOP_TIMEOUT_MILLIS = 5_000;
     static final String PORT_PLACEHOLDER = "{port}";
 
     private final Process process;
+    private final Session session;
     private final int port;
     private final File log;
+    /** Stops the relay if this JVM exits first (interrupted, or ended by a timeout's SIGTERM). */
+    private final Thread stopOnExit;
 
-    SpawnedRelay(String commandTemplate) throws IOException, InterruptedException {
+    SpawnedRelay(String commandTemplate, Session session) throws IOException, InterruptedException {
+        requireNonNull(commandTemplate, "commandTemplate");
+        this.session = requireNonNull(session, "session");
         if (!commandTemplate.contains(PORT_PLACEHOLDER)) {
             throw new IllegalArgumentException("--spawn: '" + commandTemplate + "' (expected: a command containing "
                     + PORT_PLACEHOLDER + " where the port goes)");
@@ -36,15 +69,33 @@ final class SpawnedRelay implements Relay {
         this.port = freePort();
         String command = commandTemplate.replace(PORT_PLACEHOLDER, Integer.toString(port));
         this.log = Files.createTempFile("bench-relay-", ".log").toFile();
-        this.process = new ProcessBuilder(List.of("bash", "-c", "exec " + command))
+        this.process = new ProcessBuilder(argv(command, session))
                 .redirectErrorStream(true)
                 .redirectOutput(log)
                 .start();
-        awaitListening();
+        this.stopOnExit = new Thread(this::stop, "bench-relay-stop");
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
+        try {
+            awaitListening();
+            checkSession();
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** The command line that starts {@code command} in the given session, exec'ing all the way. */
+    static List<String> argv(String command, Session session) {
+        List<String> argv = new ArrayList<>();
+        if (session == Session.OWN) {
+            argv.add("setsid");
+        }
+        argv.addAll(List.of("bash", "-c", "exec " + command));
+        return argv;
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
@@ -62,8 +113,20 @@ final class SpawnedRelay implements Relay {
                 Thread.sleep(50);
             }
         }
-        close();
         throw new IOException("relay not listening on 127.0.0.1:" + port + " after " + START_TIMEOUT_MILLIS + " ms; see " + log);
+    }
+
+    /** The relay's own session must be led by the relay: else the pid sampled would not be the relay's. */
+    private void checkSession() throws IOException {
+        long sid = ProcStats.sessionId(Long.toString(process.pid()));
+        long ours = ProcStats.sessionId("self");
+        if (session == Session.OWN && sid != process.pid()) {
+            throw new IOException("relay pid " + process.pid() + " is in session " + sid
+                    + " (expected: its own, " + process.pid() + "; is setsid installed?)");
+        }
+        if (session == Session.INHERIT && sid != ours) {
+            throw new IOException("relay pid " + process.pid() + " is in session " + sid + " (expected: ours, " + ours + ")");
+        }
     }
 
     @Override
@@ -82,12 +145,17 @@ final class SpawnedRelay implements Relay {
     }
 
     @Override
+    public String session() {
+        return session.label();
+    }
+
+    @Override
     public long liveHeapBytes() {
         return JvmHeap.liveHeapBytes(process.pid());
     }
 
-    @Override
-    public void close() {
+    /** SIGTERM, then SIGKILL after {@link #STOP_TIMEOUT_MILLIS}. */
+    private void stop() {
         process.destroy();
         try {
             if (!process.waitFor(STOP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -97,7 +165,17 @@ final class SpawnedRelay implements Relay {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
         }
-        if (log.length() == 0 || process.exitValue() == 0 || process.exitValue() == 143) {
+    }
+
+    @Override
+    public void close() {
+        stop();
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        } catch (IllegalStateException exiting) {
+            // Already shutting down: the hook is running or has run; nothing left to undo.
+        }
+        if (!process.isAlive() && (log.length() == 0 || process.exitValue() == 0 || process.exitValue() == 143)) {
             log.delete();
         }
     }

@@ -19,7 +19,7 @@ final class Summary {
 
     /** Keys describing the configuration, copied from the first run. */
     static final List<String> CONFIG = List.of(
-            "label", "scenario", "relay", "url", "size", "rate", "window", "warmupS", "durationS",
+            "label", "scenario", "relay", "spawnSession", "url", "size", "rate", "window", "batch", "warmupS", "durationS",
             "receivers", "clients", "connections");
 
     private Summary() {

@@ -36,6 +36,7 @@ class LoadConfigTest {
         assertEquals(Scenario.AS_FAST_AS_POSSIBLE_WINDOW, afap.window());
         assertEquals(1024 * 1024, b(Scenario.LARGE).build().size());
         assertEquals(LoadConfig.DEFAULT_DURATION, pp.duration());
+        assertEquals(1, pp.batch(), "one frame per write, as browsers send");
     }
 
     @Test
@@ -59,6 +60,8 @@ class LoadConfigTest {
         rejects("rate 0 and window 0", b(Scenario.FANOUT).rate(0.0).window(0));
         rejects("window", b(Scenario.PINGPONG).window(SendTimes.CAPACITY + 1));
         rejects("rate", b(Scenario.FANOUT).rate(-1.0));
+        rejects("batch", b(Scenario.PINGPONG).batch(0));
+        rejects("batch", b(Scenario.PINGPONG).batch(LoadConfig.MAX_BATCH + 1));
     }
 
     @Test
@@ -105,6 +108,14 @@ class LoadConfigTest {
         assertEquals(30, c.rate());
         assertEquals(Duration.ofSeconds(15), c.duration());
         assertEquals(3, cmd.repeat);
+        assertEquals(LoadConfig.DEFAULT_BATCH, c.batch());
+        assertEquals(SpawnedRelay.Session.OWN, cmd.spawnSession);
+
+        LoadCommand old = new LoadCommand();
+        new picocli.CommandLine(old).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
+                "pingpong", "--spawn", "relay {port}", "--spawn-session", "inherit", "--batch", "256");
+        assertEquals(SpawnedRelay.Session.INHERIT, old.spawnSession);
+        assertEquals(256, old.toConfig(URI.create("ws://127.0.0.1:9000")).batch());
         assertEquals(2, LoadMain.run("pingpong", "--url", "ws://10.1.2.3:80"), "a non-loopback URL is refused");
         assertEquals(2, LoadMain.run("pingpong"), "a relay must be named");
     }

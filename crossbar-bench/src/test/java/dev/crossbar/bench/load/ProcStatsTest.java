@@ -13,6 +13,7 @@ class ProcStatsTest {
         String stat = "4242 (my (odd) relay) S 1 4242 4242 0 -1 4194304 5000 0 0 0 731 269 0 0 20 0 9 0 100 "
                 + "1000000 2500 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
         assertEquals(1000, ProcStats.parseCpuTicks(stat));
+        assertEquals(4242, ProcStats.parseSessionId(stat), "field 6");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.crossbar.bench.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -60,8 +61,18 @@ class ScenarioSmokeTest {
     }
 
     @Test
-    void pingpongOf64Bytes() throws Exception {
-        assertIntact(run(quick(Scenario.PINGPONG).build()));
+    void pingpongOf64BytesWritesOneFramePerWrite() throws Exception {
+        RunResult r = run(quick(Scenario.PINGPONG).build());
+        assertIntact(r);
+        assertEquals(1, r.get("batch"), r.toString());
+        assertNull(r.get("spawnSession"), "not spawned: " + r);
+    }
+
+    @Test
+    void pingpongWithBatchedWritesAsBefore() throws Exception {
+        RunResult r = run(quick(Scenario.PINGPONG).window(64).batch(LoadConfig.MAX_BATCH).build());
+        assertIntact(r);
+        assertEquals(LoadConfig.MAX_BATCH, r.get("batch"), r.toString());
     }
 
     @Test
@@ -96,6 +107,11 @@ class ScenarioSmokeTest {
     @Test
     void asFastAsPossibleFanout() throws Exception {
         assertIntact(run(quick(Scenario.FANOUT).count(10).rate(0.0).build()));
+    }
+
+    @Test
+    void asFastAsPossibleFanoutInBatches() throws Exception {
+        assertIntact(run(quick(Scenario.FANOUT).count(10).rate(0.0).batch(16).build()));
     }
 
     @Test

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Crossbar against the peer relays: medians per relay and Crossbar's ratio to the best peer.
+
+    python3 crossbar-bench/scripts/ratios.py RESULTS.jsonl [...] [--peer tokio] [--of crossbar]
+                                             [--markdown] [--plot docs/img/ratios.png]
+
+Reads the load generator's JSON lines (crossbar-bench/scripts/compare.sh writes them). Runs are
+grouped by scenario (the run's topic name, e.g. pingpong-64-w64) and configuration (scenario,
+size, receivers, rate, window, batch, session), so runs with different write batches or sessions
+never mix. For each group it prints every relay's median of its runs, and the ratio
+crossbar / peer for:
+
+  msg/s      distinct messages delivered per second, summed over receivers   (higher is better)
+  Mbit/s     their payload                                                     (higher is better)
+  p99 µs     latency of messages sent in the measurement window               (lower is better)
+  CPU µs/msg relay CPU time per message delivered (= CPU-s per million)       (lower is better)
+  RSS MB     the relay's peak resident memory during the run                  (lower is better)
+  lost, merged   counts (medians); shown side by side, a ratio only when both are non-zero
+
+A ratio above 1 is "more" whatever the direction; the "better" line names, per figure, the relay
+the ratio favours when it is at least 5 % from 1. With --plot, draws each relay's ratio to the peer per scenario and figure on a
+log scale (needs matplotlib: pip install matplotlib).
+"""
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+# (field, title, higher is better)
+METRICS = [
+    ("msgPerS", "msg/s", True),
+    ("egressMbitS", "Mbit/s", True),
+    ("p99Us", "p99 µs", False),
+    ("cpuSPerMillionMsgs", "CPU µs/msg", False),
+    ("relayPeakRssMB", "RSS MB", False),
+]
+COUNTS = [("lost", "lost"), ("mergedFrames", "merged")]
+# Ratios closer to 1 than this are not called for either relay (runs vary more than that).
+SAME = 0.05
+PLOTTED = ["msgPerS", "p99Us", "cpuSPerMillionMsgs", "relayPeakRssMB"]
+
+
+def load(paths):
+    runs = []
+    for p in paths:
+        for line in Path(p).read_text().splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                r = json.loads(line)
+                if r.get("kind") == "run":
+                    runs.append(r)
+    return runs
+
+
+def config(r):
+    n = r.get("receivers", r.get("clients", r.get("connections")))
+    return (r["scenario"], r.get("size"), n, r.get("rate"), r.get("window"), r.get("batch"), r.get("spawnSession"))
+
+
+def group(runs):
+    """{(name, config): {label: [runs]}}, in the order the scenarios first appear."""
+    g = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        g[(r.get("topic", r["scenario"]), config(r))][r["label"]].append(r)
+    return g
+
+
+def median(rs, field):
+    vals = [r[field] for r in rs if r.get(field) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if v == int(v) and abs(v) < 1e15:
+        return f"{int(v):,}"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def describe(cfg):
+    scenario, size, n, rate, window, batch, session = cfg
+    if scenario == "idle":
+        what = f"idle, {n:,} connections"
+    else:
+        sz = (f"{size // 1048576} MiB" if size >= 1048576 and size % 1048576 == 0
+              else f"{size:,} B")
+        pace = "as fast as possible" if not rate else f"{rate:g} msg/s"
+        win = f", window {window}" if window else ""
+        what = f"{scenario} {sz} to {n:,}, {pace}{win}"
+    how = []
+    if batch is not None:
+        how.append("one frame per write" if batch == 1 else f"{batch} frames per flush")
+    elif scenario != "idle":
+        how.append("batch not recorded (before: 256 frames per flush)")
+    how.append(f"session {session}" if session else "session not recorded (before: a child)")
+    return f"{what}; {', '.join(how)}"
+
+
+def summarise(g, of, peer, markdown):
+    """Prints the tables; returns {name: {label: {field: ratio to peer}}} for plotting."""
+    ratios = {}
+    for (name, cfg), by_label in g.items():
+        labels = [l for l in [of, peer] if l in by_label] + sorted(l for l in by_label if l not in (of, peer))
+        print(f"\n## {name}: {describe(cfg)}\n" if markdown else f"\n{name}: {describe(cfg)}")
+        head = ["relay", "runs"] + [t for _, t, _ in METRICS] + [t for _, t in COUNTS]
+        rows = []
+        for label in labels:
+            rs = by_label[label]
+            rows.append([label, str(len(rs))] + [fmt(median(rs, f)) for f, _, _ in METRICS]
+                        + [fmt(median(rs, f)) for f, _ in COUNTS])
+        base = by_label.get(peer)
+        ratios[name] = {}
+        for label in labels:
+            if label == peer or base is None:
+                continue
+            rs = by_label[label]
+            cells, rs_ratios = [], {}
+            for f, _, higher in METRICS:
+                q = ratio(median(rs, f), median(base, f))
+                rs_ratios[f] = q
+                cells.append("-" if q is None else f"{q:.2f}x")
+            for f, _ in COUNTS:
+                a, b = median(rs, f), median(base, f)
+                cells.append("-" if a is None or b is None else (f"{a / b:.2f}x" if a and b else f"{fmt(a)}/{fmt(b)}"))
+            ratios[name][label] = rs_ratios
+            rows.append([f"{label}/{peer}", ""] + cells)
+        if base is None:
+            rows.append([f"(no {peer} runs: no ratios)", ""] + [""] * (len(head) - 2))
+        print_table(head, rows, markdown)
+        if base is not None and of in by_label:
+            verdict = []
+            for f, t, higher in METRICS:
+                q = ratios[name][of].get(f)
+                if q is not None and abs(q - 1) >= SAME:
+                    better = (q > 1) == higher
+                    verdict.append(f"{t}: {of if better else peer}")
+            print(("\n" if markdown else "") + "  better: " + ("; ".join(verdict) or "-"))
+    return ratios
+
+
+def print_table(head, rows, markdown):
+    if markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+        return
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+    for r in [head] + rows:
+        print("  " + "  ".join(x.rjust(w) if i else x.ljust(w) for i, (x, w) in enumerate(zip(r, widths))))
+
+
+def plot(ratios, peer, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib import ticker
+
+    names = [n for n in ratios if ratios[n]]
+    labels = list(dict.fromkeys(l for n in names for l in ratios[n]))
+    if not names:
+        sys.exit(f"nothing to plot: no scenario has runs of {peer} and another relay")
+    titles = {f: t for f, t, _ in METRICS}
+    higher = {f: h for f, _, h in METRICS}
+    fig, axes = plt.subplots(1, len(PLOTTED), figsize=(4 * len(PLOTTED), 0.45 * len(names) * max(1, len(labels)) + 1.8),
+                             sharey=True)
+    colours = ["tab:blue", "tab:green", "tab:red", "tab:purple"]
+    bar = 0.8 / max(1, len(labels))
+    for ax, f in zip(axes, PLOTTED):
+        widest = 2.0
+        for j, label in enumerate(labels):
+            ys = [i + (j - (len(labels) - 1) / 2) * bar for i in range(len(names))]
+            pts = [(y, ratios[n].get(label, {}).get(f)) for y, n in zip(ys, names)]
+            pts = [(y, x) for y, x in pts if x]
+            # Each bar runs from 1 (the same as the peer) to the ratio, either way.
+            ax.barh([y for y, _ in pts], [x - 1 for _, x in pts], left=1, height=bar,
+                    color=colours[j % len(colours)], label=f"{label} / {peer}")
+            widest = max([widest] + [max(x, 1 / x) for _, x in pts])
+        ax.set_xscale("log")
+        ax.set_xlim(1 / (widest * 1.15), widest * 1.15)
+        ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1, 2, 5) if widest < 20 else (1,)))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.axvline(1, color="black", linewidth=1)
+        ax.set_title(f"{titles[f]}\n({'higher' if higher[f] else 'lower'} is better)")
+        ax.grid(True, axis="x", which="major", alpha=0.3)
+    axes[0].set_yticks(range(len(names)))
+    axes[0].set_yticklabels(names)
+    axes[0].invert_yaxis()
+    handles, names_ = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names_, loc="lower center", ncol=len(labels), fontsize="small")
+    fig.suptitle(f"Ratio to the {peer} peer, medians of runs (1 = the same)")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    print(f"\nwrote {out}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("--peer", default="tokio", help="the yardstick relay's label (default tokio, the best peer)")
+    ap.add_argument("--of", default="crossbar", help="the relay compared with it (default crossbar)")
+    ap.add_argument("--markdown", action="store_true", help="Markdown tables")
+    ap.add_argument("--plot", metavar="PNG", help="draw the ratios to this file, e.g. docs/img/ratios.png")
+    args = ap.parse_args()
+    runs = load(args.results)
+    if not runs:
+        sys.exit("no runs in " + ", ".join(args.results))
+    ratios = summarise(group(runs), args.of, args.peer, args.markdown)
+    if args.plot:
+        plot(ratios, args.peer, args.plot)
+
+
+if __name__ == "__main__":
+    main()

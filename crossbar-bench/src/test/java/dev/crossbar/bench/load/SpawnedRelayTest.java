@@ -1,0 +1,77 @@
+package dev.crossbar.bench.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A spawned relay is the process that is sampled and stopped, in its own session by default: a
+ * small listener, started the way the tool starts relays (through setsid and bash, both exec'ing).
+ */
+class SpawnedRelayTest {
+
+    /** A stand-in relay: listens on the port given, accepts and drops connections until killed. */
+    static final class Listener {
+        public static void main(String[] args) throws IOException {
+            try (ServerSocket s = new ServerSocket(Integer.parseInt(args[0]), 50, InetAddress.getLoopbackAddress())) {
+                while (true) {
+                    Socket c = s.accept();
+                    c.close();
+                }
+            }
+        }
+    }
+
+    private static String listenerCommand() {
+        // The test JVM's own java and class path (surefire's manifest jar names the test classes).
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return java + " -Xmx32m -cp '" + System.getProperty("java.class.path") + "' '"
+                + Listener.class.getName() + "' {port}";
+    }
+
+    private static String cmdline(long pid) throws IOException {
+        return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ');
+    }
+
+    @Test
+    void byDefaultTheRelayLeadsItsOwnSessionAndIsThePidSampled() throws Exception {
+        long pid;
+        try (SpawnedRelay relay = new SpawnedRelay(listenerCommand(), SpawnedRelay.DEFAULT_SESSION)) {
+            pid = relay.pid();
+            assertEquals("own", relay.session());
+            assertEquals(pid, ProcStats.sessionId(Long.toString(pid)), "setsid: a session of its own");
+            assertNotEquals(ProcStats.sessionId("self"), ProcStats.sessionId(Long.toString(pid)));
+            assertTrue(cmdline(pid).contains(Listener.class.getName()), "the pid is the relay, not setsid or bash: "
+                    + cmdline(pid));
+            assertTrue(ProcStats.read(Long.toString(pid)).rssKb() > 0, "its /proc entry can be sampled");
+        }
+        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "stopped on close");
+    }
+
+    @Test
+    void inheritKeepsTheRelayInThisSession() throws Exception {
+        try (SpawnedRelay relay = new SpawnedRelay(listenerCommand(), SpawnedRelay.Session.INHERIT)) {
+            assertEquals("inherit", relay.session());
+            assertEquals(ProcStats.sessionId("self"), ProcStats.sessionId(Long.toString(relay.pid())));
+            assertTrue(cmdline(relay.pid()).contains(Listener.class.getName()), cmdline(relay.pid()));
+        }
+    }
+
+    @Test
+    void theCommandLineExecsAllTheWay() {
+        assertEquals(List.of("setsid", "bash", "-c", "exec relay --port 1"),
+                SpawnedRelay.argv("relay --port 1", SpawnedRelay.Session.OWN));
+        assertEquals(List.of("bash", "-c", "exec relay --port 1"),
+                SpawnedRelay.argv("relay --port 1", SpawnedRelay.Session.INHERIT));
+    }
+}
