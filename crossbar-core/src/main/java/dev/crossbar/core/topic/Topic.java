@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.crossbar.core.stats.ConnectionStats;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,6 +33,8 @@ public final class Topic {
     private final Set<Member> members = new LinkedHashSet<>();
     /** Members that may receive. Guarded by {@code this}. */
     private int receivers;
+    /** Members per event loop, for placing new ones. Guarded by {@code this}. */
+    private final Map<EventExecutor, Integer> perLoop = new HashMap<>();
     /** Set when {@link #members} changed after the views below were built. */
     private volatile boolean stale;
     private volatile LoopGroup[] groups = NO_GROUPS;
@@ -78,8 +81,19 @@ public final class Topic {
         return snapshot;
     }
 
+    /** How many members the topic has now; O(1). */
+    public synchronized int size() {
+        return members.size();
+    }
+
+    /** How many of its members live on {@code loop} now; O(1). */
+    public synchronized int membersOn(EventExecutor loop) {
+        return perLoop.getOrDefault(loop, 0);
+    }
+
     synchronized void add(Member member) {
         if (members.add(member)) {
+            perLoop.merge(member.executor(), 1, Integer::sum);
             if (member.route().canReceive()) {
                 receivers++;
             }
@@ -90,6 +104,7 @@ public final class Topic {
     /** Returns true if the topic is now empty. */
     synchronized boolean remove(Member member) {
         if (members.remove(member)) {
+            perLoop.computeIfPresent(member.executor(), (loop, n) -> n == 1 ? null : n - 1);
             if (member.route().canReceive()) {
                 receivers--;
             }

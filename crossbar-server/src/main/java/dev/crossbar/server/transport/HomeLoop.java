@@ -2,7 +2,6 @@ package dev.crossbar.server.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.core.topic.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
@@ -14,10 +13,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
-import io.netty.util.concurrent.EventExecutor;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,21 +113,18 @@ public final class HomeLoop extends ChannelInboundHandlerAdapter {
         }
         TopicKey key = client.route().topic();
         Topic topic = topics.get(key);
-        if (topic == null || topic.members().length < maxMembers) {
+        if (topic == null || topic.size() < maxMembers) {
             return homeOf(key);
         }
         return leastLoaded(topic, ch.eventLoop());
     }
 
+    /** O(loops), not O(members): a join storm on a big topic stays linear. */
     private EventLoop leastLoaded(Topic topic, EventLoop current) {
-        Map<EventExecutor, Integer> perLoop = new HashMap<>();
-        for (Member m : topic.members()) {
-            perLoop.merge(m.executor(), 1, Integer::sum);
-        }
         EventLoop best = current;
-        int fewest = perLoop.getOrDefault(current, 0);
+        int fewest = topic.membersOn(current);
         for (EventLoop loop : loops) {
-            int n = perLoop.getOrDefault(loop, 0);
+            int n = topic.membersOn(loop);
             if (n < fewest) {
                 best = loop;
                 fewest = n;
