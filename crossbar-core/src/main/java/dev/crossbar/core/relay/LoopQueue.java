@@ -37,9 +37,11 @@ final class LoopQueue implements Runnable {
     private final AtomicLong backlogBytes = new AtomicLong();
     /** Receivers written but not yet flushed; touched only on {@link #loop}. */
     private final ArrayList<Member> unflushed = new ArrayList<>();
-    /** Whether {@link #flushTask} is queued on the loop; touched only on {@link #loop}. */
-    private boolean flushScheduled;
-    private final Runnable flushTask = this::flushWritten;
+    /** Other loops' queues given work from this loop since its batch began; only on {@link #loop}. */
+    private final ArrayList<LoopQueue> toWake = new ArrayList<>(4);
+    /** Whether {@link #batchEnd} is queued on the loop; touched only on {@link #loop}. */
+    private boolean batchEndScheduled;
+    private final Runnable batchEnd = this::endBatch;
 
     LoopQueue(EventExecutor loop, long maxBacklogBytes) {
         this.loop = loop;
@@ -56,6 +58,30 @@ final class LoopQueue implements Runnable {
      * @return false if the backlog is full and the message was not queued
      */
     boolean offer(PreparedFrame frame, Member[] receivers, Member sender) {
+        if (!enqueue(frame, receivers, sender)) {
+            return false;
+        }
+        schedule();
+        return true;
+    }
+
+    /**
+     * As {@link #offer}, but the other loop is woken when {@code origin}'s loop (the caller's) ends
+     * its batch: a burst read from one socket, or many sockets ready at once, costs the receiving
+     * loop one task and one wake-up, not one per message. Call on {@code origin}'s loop only.
+     */
+    boolean offerFrom(LoopQueue origin, PreparedFrame frame, Member[] receivers, Member sender) {
+        if (!enqueue(frame, receivers, sender)) {
+            return false;
+        }
+        if (!origin.toWake.contains(this)) {
+            origin.toWake.add(this);
+        }
+        origin.scheduleBatchEnd();
+        return true;
+    }
+
+    private boolean enqueue(PreparedFrame frame, Member[] receivers, Member sender) {
         int size = frame.frameLength();
         long before = backlogBytes.getAndAdd(size);
         // An empty backlog always takes one message, however large, so a big message is never
@@ -65,15 +91,13 @@ final class LoopQueue implements Runnable {
             return false;
         }
         queue.offer(new Delivery(frame.retain(), receivers, sender));
-        schedule();
         return true;
     }
 
     /**
      * Writes {@code frame} to {@code receivers} (all but {@code sender}) now, without a hand-off:
-     * the caller is on this queue's loop, where the receivers live. They are flushed together once
-     * the loop has finished what it is doing (the rest of this read batch, other channels' reads),
-     * by one task queued from the loop itself, which costs no wake-up. Borrows the frame.
+     * the caller is on this queue's loop, where the receivers live. They are flushed together when
+     * the loop ends its batch (see {@link #scheduleBatchEnd}). Borrows the frame.
      */
     void deliverHere(PreparedFrame frame, Member[] receivers, Member sender) {
         for (Member receiver : receivers) {
@@ -81,22 +105,37 @@ final class LoopQueue implements Runnable {
                 deliver(receiver, frame);
             }
         }
-        if (!flushScheduled && !unflushed.isEmpty()) {
-            flushScheduled = true;
+        if (!unflushed.isEmpty()) {
+            scheduleBatchEnd();
+        }
+    }
+
+    /**
+     * Queues {@link #endBatch} once: a task queued from the loop itself (no wake-up) runs after the
+     * loop has handled every channel that was ready, so one flush per receiver and one wake-up per
+     * other loop serve everything read in that pass. Call on {@link #loop} only.
+     */
+    private void scheduleBatchEnd() {
+        if (!batchEndScheduled) {
+            batchEndScheduled = true;
             try {
-                loop.execute(flushTask);
+                loop.execute(batchEnd);
             } catch (RejectedExecutionException e) {
-                flushWritten(); // the loop is shutting down: flush now rather than never
+                endBatch(); // the loop is shutting down: finish now rather than never
             }
         }
     }
 
-    private void flushWritten() {
-        flushScheduled = false;
+    private void endBatch() {
+        batchEndScheduled = false;
         for (int i = 0; i < unflushed.size(); i++) {
             flush(unflushed.get(i));
         }
         unflushed.clear();
+        for (int i = 0; i < toWake.size(); i++) {
+            toWake.get(i).schedule();
+        }
+        toWake.clear();
     }
 
     long backlogBytes() {

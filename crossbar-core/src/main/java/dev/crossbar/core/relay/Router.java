@@ -22,7 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Per message: the schema, and then the sender's access ({@link Member#maySend()}), decide
  * whether the sender may send; the frame is built once ({@link PreparedFrame}); receivers on the
  * sender's own event loop are written at once (and flushed together after the read batch); each
- * other event loop with receivers gets one queued delivery ({@link LoopQueue}). Each receiver
+ * other event loop with receivers gets one queued delivery ({@link LoopQueue}), and is woken once
+ * per batch of the sender's loop, not once per message. Each receiver
  * writes a {@code retainedDuplicate()} on its own loop. The original reference is released exactly
  * once, here, when the deliveries are written or queued.
  *
@@ -137,16 +138,24 @@ public final class Router implements RemoteDelivery {
             return;
         }
         PreparedFrame frame = PreparedFrame.of(alloc, text, payload, now);
+        // The sender's loop, which batches this read's hand-offs; none for messages from other nodes.
+        LoopQueue origin = sender != null && sender.executor().inEventLoop() ? queueFor(sender.executor()) : null;
         try {
             for (LoopGroup group : groups) {
                 if (sender != null && !group.reachesOtherThan(sender)) {
                     continue;
                 }
                 LoopQueue queue = queueFor(group.loop());
-                if (group.loop().inEventLoop()) {
+                boolean queued = true;
+                if (queue == origin) {
                     // The receivers live on this thread: write to them now, no hand-off, no wake-up.
                     queue.deliverHere(frame, group.members(), sender);
-                } else if (!queue.offer(frame, group.members(), sender)) {
+                } else if (origin != null) {
+                    queued = queue.offerFrom(origin, frame, group.members(), sender);
+                } else {
+                    queued = queue.offer(frame, group.members(), sender);
+                }
+                if (!queued) {
                     for (Member m : group.members()) {
                         if (m != sender) {
                             m.stats().recordDroppedElsewhere();
