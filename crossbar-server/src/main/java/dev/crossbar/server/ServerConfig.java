@@ -29,6 +29,12 @@ public final class ServerConfig {
     public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = 64L * 1024 * 1024;
     public static final SlowConsumerPolicy DEFAULT_SLOW_CONSUMER_POLICY = SlowConsumerPolicy.DROP;
     public static final Duration DEFAULT_SLOW_CONSUMER_GRACE = Duration.ofSeconds(10);
+    /**
+     * How long a receiver may go without reading any of what is queued for it before it counts as
+     * stalled: past {@code maxClientQueueBytes}, only a receiver that has read within this time is
+     * given more (up to {@link #maxClientBacklogBytes()}).
+     */
+    public static final Duration DEFAULT_CLIENT_STALL_TIMEOUT = Duration.ofSeconds(1);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(3);
     /** All TCP connections at once, WebSocket or plain HTTP; beyond it: 503 before the upgrade. */
     public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
@@ -68,6 +74,7 @@ public final class ServerConfig {
     private final long maxLoopBacklogBytes;
     private final SlowConsumerPolicy slowConsumerPolicy;
     private final Duration slowConsumerGrace;
+    private final Duration clientStallTimeout;
     private final Duration shutdownGrace;
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
@@ -114,6 +121,7 @@ public final class ServerConfig {
         this.maxLoopBacklogBytes = b.maxLoopBacklogBytes;
         this.slowConsumerPolicy = requireNonNull(b.slowConsumerPolicy, "slowConsumerPolicy");
         this.slowConsumerGrace = positive("slowConsumerGrace", b.slowConsumerGrace);
+        this.clientStallTimeout = positive("clientStallTimeout", b.clientStallTimeout);
         this.shutdownGrace = requireNonNull(b.shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
@@ -281,6 +289,20 @@ public final class ServerConfig {
         return slowConsumerGrace;
     }
 
+    /** See {@link #DEFAULT_CLIENT_STALL_TIMEOUT}. */
+    public Duration clientStallTimeout() {
+        return clientStallTimeout;
+    }
+
+    /**
+     * Most bytes a receiver that keeps reading may have queued: two of the largest messages allowed
+     * (or the queue bound, if larger), so a reader that keeps up never loses a message to a burst of
+     * large ones, while a stalled reader is held to {@link #maxClientQueueBytes()}.
+     */
+    public long maxClientBacklogBytes() {
+        return Math.max(maxClientQueueBytes, 2L * maxMessageBytes);
+    }
+
     public Duration shutdownGrace() {
         return shutdownGrace;
     }
@@ -356,6 +378,7 @@ public final class ServerConfig {
         private long maxLoopBacklogBytes = DEFAULT_MAX_LOOP_BACKLOG_BYTES;
         private SlowConsumerPolicy slowConsumerPolicy = DEFAULT_SLOW_CONSUMER_POLICY;
         private Duration slowConsumerGrace = DEFAULT_SLOW_CONSUMER_GRACE;
+        private Duration clientStallTimeout = DEFAULT_CLIENT_STALL_TIMEOUT;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
@@ -387,6 +410,7 @@ public final class ServerConfig {
             maxLoopBacklogBytes = c.maxLoopBacklogBytes;
             slowConsumerPolicy = c.slowConsumerPolicy;
             slowConsumerGrace = c.slowConsumerGrace;
+            clientStallTimeout = c.clientStallTimeout;
             shutdownGrace = c.shutdownGrace;
             maxConnections = c.maxConnections;
             maxConnectionsPerAddress = c.maxConnectionsPerAddress;
@@ -468,6 +492,11 @@ public final class ServerConfig {
 
         public Builder slowConsumerPolicy(SlowConsumerPolicy v) {
             slowConsumerPolicy = v;
+            return this;
+        }
+
+        public Builder clientStallTimeout(Duration v) {
+            clientStallTimeout = v;
             return this;
         }
 

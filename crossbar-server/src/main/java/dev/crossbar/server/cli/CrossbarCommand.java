@@ -83,6 +83,12 @@ public final class CrossbarCommand implements Callable<Integer> {
             defaultValue = "10s", description = "How long a client may stay over its queue under 'disconnect' (default ${DEFAULT-VALUE}).")
     Duration slowConsumerGrace;
 
+    @Option(names = "--client-stall-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "1s", description = "A receiver that has read nothing of its queue for this long is stalled: past "
+                    + "--max-client-queue it loses messages; one still reading may queue up to twice --max-message "
+                    + "(default ${DEFAULT-VALUE}).")
+    Duration clientStallTimeout;
+
     @Option(names = "--shutdown-grace", paramLabel = "DURATION", converter = Units.DurationConverter.class,
             defaultValue = "3s", description = "On SIGTERM, how long clients get to close after 1001 (default ${DEFAULT-VALUE}).")
     Duration shutdownGrace;
@@ -211,6 +217,7 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .maxLoopBacklogBytes(maxLoopBacklog)
                 .slowConsumerPolicy(policy)
                 .slowConsumerGrace(slowConsumerGrace)
+                .clientStallTimeout(clientStallTimeout)
                 .shutdownGrace(shutdownGrace)
                 .maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress)

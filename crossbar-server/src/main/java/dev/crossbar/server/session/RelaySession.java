@@ -16,7 +16,6 @@ import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -28,7 +27,6 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.Han
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,28 +41,28 @@ import org.slf4j.LoggerFactory;
  * For delivery, the {@link PreparedFrame} is borrowed and a {@code retainedDuplicate()} is written;
  * the channel's outbound buffer releases it once sent or failed.
  *
- * <p>Back-pressure: each receiver may have {@code maxQueueBytes} queued behind the (large) message
- * it is receiving now. A message that does not fit is dropped whole and counted; the sender and other
- * receivers never wait for it. Counting behind a large message in flight (rather than Netty's
- * writability, which counts it too) means a healthy client is not dropped merely because an 8 MiB
- * message is still on its way. Under the {@code DISCONNECT} policy a receiver still over its bound after
- * the grace period is closed (1013). Memory per receiver is at most two large messages in flight,
- * the bound, and one more message.
+ * <p>Back-pressure, from what the receiver is doing: up to {@code maxQueueBytes} may wait for any
+ * receiver; beyond that, a receiver that has read some of its queue within {@code stallNanos} may
+ * have up to {@code maxBacklogBytes} waiting (by default twice the largest message), so a reader
+ * that keeps up never loses a message to a burst of large ones. A receiver that has read nothing
+ * for longer is stalled: a message that does not fit its {@code maxQueueBytes} is dropped whole
+ * and counted; the sender and other receivers never wait for it. An empty queue takes any one
+ * message. Under the {@code DISCONNECT} policy a receiver still dropping after the grace period is
+ * closed (1013). Memory per receiver is at most {@code maxBacklogBytes} and one more message, and
+ * queued frames are duplicates of buffers shared by every receiver of the message.
  */
 public final class RelaySession extends ChannelInboundHandlerAdapter implements Member {
 
     private static final Logger log = LoggerFactory.getLogger(RelaySession.class);
 
-    /** Messages at least this big are tracked until written; see {@link #queuedBehindLargeHead()}. */
-    static final int LARGE_MESSAGE_BYTES = 64 * 1024;
     /** Pending bytes that still count as an empty queue: Netty adds ~100 bytes per queued write. */
     static final int QUEUE_SLACK_BYTES = 4096;
-    /** Large messages in flight that do not count against the queue bound. */
-    static final int LARGE_ALLOWANCE = 2;
 
     private final Router router;
     private final ChannelGroup sessions;
     private final int maxQueueBytes;
+    private final long maxBacklogBytes;
+    private final long stallNanos;
     private final SlowConsumerPolicy slowPolicy;
     private final long slowGraceMillis;
 
@@ -78,18 +76,24 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private ScheduledFuture<?> slowTimer;
     /** What this connection's token allows; null when access control is off. */
     private Permit permit;
-    /**
-     * Sizes of large messages written and not yet sent, oldest first; touched only on the loop.
-     * Created with the first large message: most connections never receive one.
-     */
-    private ArrayDeque<Integer> largeInFlight;
-    private ChannelFutureListener largeWritten;
+    /** Frame bytes this session has written to its channel; with the pending bytes, what was read. */
+    private long writtenBytes;
+    /** Bytes the client had taken off its queue when last looked at, and when that last grew. */
+    private long drainedBytes;
+    private long drainedAtNanos;
 
-    public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, SlowConsumerPolicy slowPolicy,
-                        long slowGraceMillis) {
+    /**
+     * @param maxQueueBytes   bytes any receiver may have waiting
+     * @param maxBacklogBytes bytes a receiver that is still reading may have waiting
+     * @param stallNanos      how long without reading makes a receiver stalled
+     */
+    public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, long maxBacklogBytes, long stallNanos,
+                        SlowConsumerPolicy slowPolicy, long slowGraceMillis) {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.maxQueueBytes = maxQueueBytes;
+        this.maxBacklogBytes = Math.max(maxQueueBytes, maxBacklogBytes);
+        this.stallNanos = stallNanos;
         this.slowPolicy = requireNonNull(slowPolicy, "slowPolicy");
         this.slowGraceMillis = slowGraceMillis;
     }
@@ -127,6 +131,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
             return;
         }
+        drainedAtNanos = System.nanoTime(); // a new receiver has had no time to read yet
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
     }
@@ -207,24 +212,16 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             return false;
         }
         int length = frame.frameLength();
-        long queued = queuedBehindLargeHead();
+        long queued = pendingBytes();
         // Nothing queued (Netty's per-entry bookkeeping aside): any one message may follow.
-        if (queued > QUEUE_SLACK_BYTES && queued + length > maxQueueBytes) {
+        if (queued > QUEUE_SLACK_BYTES && queued + length > maxQueueBytes
+                && (queued + length > maxBacklogBytes || stalled(queued, frame.publishedAtNanos()))) {
             stats.recordDropped();
             onSlow();
             return false;
         }
-        if (length >= LARGE_MESSAGE_BYTES) {
-            // Rare and big: worth a promise, so we know when it has left the buffer.
-            if (largeInFlight == null) {
-                largeInFlight = new ArrayDeque<>(LARGE_ALLOWANCE * 2);
-                largeWritten = f -> largeInFlight.pollFirst();
-            }
-            largeInFlight.addLast(length);
-            ctx.write(frame.content().retainedDuplicate(), ctx.newPromise().addListener(largeWritten));
-        } else {
-            ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
-        }
+        writtenBytes += length;
+        ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
         // The publish time, not a clock read per receiver: with 1,000 receivers the reads cost more
         // than the rest of counting, and "last message out" needs no finer truth than that.
         stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
@@ -241,28 +238,29 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         ctx.flush();
     }
 
-    /**
-     * Outbound bytes waiting behind the (up to {@link #LARGE_ALLOWANCE}) oldest large messages still
-     * being written. Netty counts a message as pending until its last byte is written, so without
-     * this allowance a client would be over its bound for as long as any large message is in
-     * flight, and would lose a second large message sent right after a first.
-     */
-    private long queuedBehindLargeHead() {
+    private long pendingBytes() {
         ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-        if (out == null) {
-            return 0;
+        return out == null ? 0 : out.totalPendingWriteBytes();
+    }
+
+    /**
+     * Whether the client has read nothing of its queue for longer than the stall timeout. What it
+     * has read is what this session wrote less what is still pending (pings and other frames
+     * written past the session make this a few bytes off).
+     *
+     * @param now the publish time of the message being delivered: a clock read that is already paid
+     */
+    private boolean stalled(long pending, long now) {
+        long drained = writtenBytes - pending;
+        // Only a rise is reading: Netty counts ~100 bytes of bookkeeping per queued write, so a new
+        // write alone lowers this figure.
+        boolean read = drained > drainedBytes;
+        drainedBytes = drained;
+        if (read) {
+            drainedAtNanos = now;
+            return false;
         }
-        long allowance = 0;
-        int counted = 0;
-        if (largeInFlight != null) {
-            for (int size : largeInFlight) {
-                allowance += size;
-                if (++counted == LARGE_ALLOWANCE) {
-                    break;
-                }
-            }
-        }
-        return out.totalPendingWriteBytes() - allowance;
+        return now - drainedAtNanos > stallNanos;
     }
 
     /**

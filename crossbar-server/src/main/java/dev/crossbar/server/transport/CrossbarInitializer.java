@@ -161,7 +161,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         if (access != null) {
             p.addLast("access", new AccessEnforcer(access));
         }
-        p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(), config.slowConsumerPolicy(),
+        p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(),
+                config.maxClientBacklogBytes(), config.clientStallTimeout().toNanos(), config.slowConsumerPolicy(),
                 config.slowConsumerGrace().toMillis()));
     }
 }

@@ -38,6 +38,19 @@ class CrossbarCommandTest {
         assertEquals(d.slowConsumerPolicy(), c.slowConsumerPolicy());
         assertEquals(d.shutdownGrace(), c.shutdownGrace());
         assertEquals(0, c.homeLoopMembers(), "home loop off by default");
+        assertEquals(d.clientStallTimeout(), c.clientStallTimeout());
+        assertEquals(Duration.ofSeconds(1), c.clientStallTimeout());
+        assertEquals(20L * 1024 * 1024, c.maxClientBacklogBytes(), "twice the message limit");
+    }
+
+    @Test
+    void clientStallTimeout() {
+        ServerConfig c = parse("--client-stall-timeout", "250ms", "--max-message", "32MiB").toConfig();
+        assertEquals(Duration.ofMillis(250), c.clientStallTimeout());
+        assertEquals(64L * 1024 * 1024, c.maxClientBacklogBytes());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--client-stall-timeout", "0s").toConfig());
+        assertTrue(e.getMessage().startsWith("clientStallTimeout: "), e.getMessage());
     }
 
     @Test
