@@ -10,6 +10,7 @@ import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.RawClient;
 import dev.crossbar.server.testing.Received;
 import dev.crossbar.server.testing.RelayServerExtension;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The closing handshake as RFC 6455 (section 7.4) and Autobahn|Testsuite's cases 7.3, 7.5, 7.9 and
  * 9.1.6 / 9.2.6 expect it: a valid close is echoed; an invalid one fails the connection with 1002
- * (1007 for a reason that is not UTF-8) or by dropping it, and never with a (second) 1000.
+ * (1007 for a reason that is not UTF-8) or by dropping it, and never with a (second) 1000. Also what
+ * the echo peer of {@code src/conformance} saw in 6.3.2: no part of a failed message is relayed.
  */
 class CloseFrameConformanceTest {
 
@@ -137,6 +139,35 @@ class CloseFrameConformanceTest {
     private void awaitMembers(RelayServerExtension server, int n) {
         await(n + " members", Duration.ofSeconds(5), () -> server.server().topics().topics().stream()
                 .mapToInt(t -> t.members().length).sum() == n);
+    }
+
+    /**
+     * Autobahn 6.3.2 (text not UTF-8, in 1-byte fragments, all in one read): the sender is failed
+     * with 1007 and no part of the message reaches the other member of the topic. The validator
+     * stops checking after the bad fragment, so without {@code DropAfterViolation} the rest of the
+     * read completed the message and it was relayed.
+     */
+    @Test
+    void textFailingUtf8MidMessageIsNotRelayed() throws IOException {
+        byte[] text = {(byte) 0xce, (byte) 0xba, (byte) 0xe1, (byte) 0xbd, (byte) 0xb9, (byte) 0xcf, (byte) 0x83,
+                (byte) 0xce, (byte) 0xbc, (byte) 0xce, (byte) 0xb5, (byte) 0xed, (byte) 0xa0, (byte) 0x80,
+                'e', 'd', 'i', 't', 'e', 'd'};
+        try (RawClient peer = new RawClient(relay.port()); RawClient sender = new RawClient(relay.port())) {
+            assertTrue(peer.upgrade("/autobahn").startsWith("HTTP/1.1 101"));
+            assertTrue(sender.upgrade("/autobahn").startsWith("HTTP/1.1 101"));
+            awaitMembers(relay, 2);
+            ByteArrayOutputStream fragments = new ByteArrayOutputStream();
+            for (int i = 0; i < text.length; i++) {
+                int opcode = i == 0 ? 0x1 : 0x0;
+                int fin = i == text.length - 1 ? 0x80 : 0;
+                fragments.writeBytes(RawClient.frame(fin | opcode, new byte[] {text[i]}, true));
+            }
+            sender.send(fragments.toByteArray());
+            RawClient.Frame close = sender.readUntilClose(DEADLINE_MILLIS);
+            assertTrue(close != null && close.closeCode() == 1007, "sender failed with 1007");
+            RawClient.Frame relayed = peer.readFrame(500);
+            assertEquals(null, relayed, () -> "relayed " + relayed.opcode() + " " + Arrays.toString(relayed.payload()));
+        }
     }
 
     /**
