@@ -213,11 +213,11 @@ class CloseFrameConformanceTest {
         final RelayServerExtension big = new RelayServerExtension(b -> b.maxMessageBytes(20 * 1024 * 1024));
 
         @Test
-        void sixteenMiBMessagesPassThroughAnNToNTopic() {
+        void sixteenMiBMessagePassesThroughAnNToNTopic() {
+            // Binary only: 16 MiB of text (9.1.6) takes as long again under paranoid leak detection,
+            // and src/conformance runs both through the relay.
             byte[] binary = new byte[SIXTEEN_MIB];
             new Random(6455).nextBytes(binary);
-            byte[] text = new byte[SIXTEEN_MIB];
-            Arrays.fill(text, (byte) '*');
             try (NettyClient sender = NettyClient.connect(big.ws("/autobahn"));
                  NettyClient peer = NettyClient.connect(big.ws("/autobahn"))) {
                 awaitMembers(big, 2);
@@ -225,11 +225,6 @@ class CloseFrameConformanceTest {
                 Received got = peer.take(Duration.ofSeconds(30));
                 assertFalse(got.text());
                 assertArrayEquals(binary, got.data(), "binary message byte for byte");
-
-                sender.sendText(new String(text, StandardCharsets.US_ASCII));
-                got = peer.take(Duration.ofSeconds(30));
-                assertTrue(got.text());
-                assertArrayEquals(text, got.data(), "text message byte for byte");
             }
         }
     }
