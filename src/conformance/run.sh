@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=true ;;
         --cases) cases=$2; shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -93,7 +93,8 @@ install() {
         [ -x "$PYTHON27" ] || { echo "no Python 2.7 at $PYTHON27 (set PYTHON27)" >&2; exit 2; }
         rm -rf "$VENV" "$WORK/virtualenv-boot"
         mkdir -p "$WORK"
-        "$PYTHON27" -m pip install -q --disable-pip-version-check --target "$WORK/virtualenv-boot" "$VIRTUALENV_PIN"
+        "$PYTHON27" -m pip install -q --disable-pip-version-check --target "$WORK/virtualenv-boot" "$VIRTUALENV_PIN" 2>&1 \
+            | grep -v 'DEPRECATION: Python 2.7' || true
         PYTHONPATH="$WORK/virtualenv-boot" "$PYTHON27" -m virtualenv -q "$VENV"
         "$VENV/bin/pip" install -q --disable-pip-version-check -r "$HERE/requirements.txt" 2>&1 \
             | grep -v 'DEPRECATION: Python 2.7' || true
