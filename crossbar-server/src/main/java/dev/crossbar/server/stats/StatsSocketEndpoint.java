@@ -46,6 +46,9 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
                 .handshakeTimeoutMillis(config.handshakeTimeout().toMillis())
                 .forceCloseTimeoutMillis(1000)
                 .handleCloseFrames(true)
+                // No automatic 1000 on close(): the decoder has already sent 1002/1007/1009 (or, after an
+                // invalid close frame, nothing), and our own closes send their code (CloseCodes).
+                .sendCloseFrame(null)
                 .dropPongFrames(true)
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
                         .maxFramePayloadLength(MAX_REQUEST_BYTES)

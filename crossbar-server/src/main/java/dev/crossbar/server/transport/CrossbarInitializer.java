@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *  socket → limits → handshake-timeout → idle → http-codec → http-aggregator → upgrade-gate
- *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → home-loop → assembler → session
+ *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → home-loop → drop-after-violation
+ *         → assembler → session
  * </pre>
  *
  * {@code home-loop} moves the connection onto its topic's event loop when the upgrade completes
@@ -113,6 +114,9 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
                 .handshakeTimeoutMillis(config.handshakeTimeout().toMillis())
                 .forceCloseTimeoutMillis(1000)
                 .handleCloseFrames(true)
+                // No automatic 1000 on close(): the decoder has already sent 1002/1007/1009 (or, after an
+                // invalid close frame, nothing), and our own closes send their code (CloseCodes).
+                .sendCloseFrame(null)
                 .dropPongFrames(true)
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
                         .maxFramePayloadLength(config.maxMessageBytes())
@@ -157,6 +161,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("home-loop", homeLoop);
         }
         p.addLast("ws-cumulation", CompositeCumulation.INSTANCE);
+        p.addLast("drop-after-violation", new DropAfterViolation());
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         if (access != null) {
             p.addLast("access", new AccessEnforcer(access));
