@@ -42,8 +42,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *  socket → limits → handshake-timeout → idle → http-codec → http-aggregator → upgrade-gate
- *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → home-loop → drop-after-violation
- *         → assembler → session
+ *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → lifecycle (keepalive, closing,
+ *           protocol violations) → home-loop → assembler → session
  * </pre>
  *
  * {@code home-loop} moves the connection onto its topic's event loop when the upgrade completes
@@ -161,7 +161,6 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("home-loop", homeLoop);
         }
         p.addLast("ws-cumulation", CompositeCumulation.INSTANCE);
-        p.addLast("drop-after-violation", new DropAfterViolation());
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         if (access != null) {
             p.addLast("access", new AccessEnforcer(access));

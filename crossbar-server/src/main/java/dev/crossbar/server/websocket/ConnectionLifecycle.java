@@ -6,6 +6,7 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
@@ -38,11 +39,20 @@ import org.slf4j.LoggerFactory;
  * the connection before it reads the close frame), or 2 s after it was queued if it is still stuck
  * behind data the client is not reading. The timer is cancelled when the channel closes.
  *
+ * <p>A protocol violation ends the connection too: the codec handler that found it has answered it
+ * (1002, 1007, 1009, or no close frame after an invalid close frame) and thrown; from then on the
+ * connection is closing, and every frame still decoded from the same read is dropped here. One
+ * read can hold many frames: when Netty's UTF-8 validator rejects one fragment of a text message,
+ * the decoder goes on passing up the rest, unchecked, and the assembler would otherwise complete
+ * the message without the rejected fragment and relay text that is not UTF-8 (Autobahn case
+ * 6.3.2). A violation is the client's fault: logged at DEBUG, not passed on as an error.
+ *
  * <p>Place it right after the WebSocket protocol handler, so that it sees the handshake event
  * first and every write from the handlers after it. State is touched only on the channel's loop;
  * {@link #close} may be called from any thread.
  *
- * <p>Ownership: a refused write is released here and its promise failed; everything else passes on.
+ * <p>Ownership: a refused write, and a frame read after a violation, are released here; everything
+ * else passes on as it came.
  */
 public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
@@ -67,6 +77,8 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private boolean upgraded;
     private boolean closing;
+    /** A protocol violation was found: nothing more from this client is read. */
+    private boolean violated;
     private int idleIntervals;
     private ScheduledFuture<?> closeTimer;
 
@@ -153,6 +165,27 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
             close(CloseCodes.GOING_AWAY, "idle timeout: nothing heard from the client");
         } else {
             ctx.writeAndFlush(new PingWebSocketFrame());
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (violated) {
+            ReferenceCountUtil.release(msg);
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            violated = true;
+            closing = true;
+            log.debug("{} protocol violation: {}", ctx.channel(), cause.getMessage());
+            ctx.close();
+        } else {
+            ctx.fireExceptionCaught(cause);
         }
     }
 
