@@ -3,7 +3,7 @@ package dev.crossbar.server;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;
-import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
 import dev.crossbar.server.auth.RevokeEndpoint;

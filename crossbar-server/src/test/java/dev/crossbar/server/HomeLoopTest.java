@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.crossbar.core.topic.Member;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.RawClient;

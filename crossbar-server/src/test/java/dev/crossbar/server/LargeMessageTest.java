@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import dev.crossbar.core.topic.Member;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.Received;
 import dev.crossbar.server.testing.RelayServerExtension;

@@ -4,7 +4,7 @@ import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.crossbar.core.topic.Member;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.testing.JdkClient;

@@ -1,6 +1,6 @@
 package dev.crossbar.bench.jmh;
 
-import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;

@@ -1,11 +1,11 @@
 package dev.crossbar.bench.storm;
 
 import dev.crossbar.core.relay.PreparedFrame;
-import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.stats.ConnectionStats;
-import dev.crossbar.core.topic.Member;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import io.netty.buffer.ByteBufAllocator;

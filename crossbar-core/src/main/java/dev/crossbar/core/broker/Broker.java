@@ -1,6 +1,6 @@
 package dev.crossbar.core.broker;
 
-import dev.crossbar.core.topic.TopicKey;
+import dev.crossbar.core.route.TopicKey;
 import io.netty.buffer.ByteBuf;
 
 /**

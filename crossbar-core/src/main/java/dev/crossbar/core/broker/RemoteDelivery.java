@@ -1,6 +1,6 @@
 package dev.crossbar.core.broker;
 
-import dev.crossbar.core.topic.TopicKey;
+import dev.crossbar.core.route.TopicKey;
 import io.netty.buffer.ByteBuf;
 
 /** Where a {@link Broker} hands a message that came from another node: the router's local fan-out. */

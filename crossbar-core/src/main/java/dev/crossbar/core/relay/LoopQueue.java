@@ -1,6 +1,5 @@
 package dev.crossbar.core.relay;
 
-import dev.crossbar.core.topic.Member;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayList;

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.schema.Role;
 import dev.crossbar.core.schema.Schema;
-import dev.crossbar.core.topic.TopicKey;
 
 /**
  * Where a connection belongs: its normalised path, the topic it joins, the schema of that topic

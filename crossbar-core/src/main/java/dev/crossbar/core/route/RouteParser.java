@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import dev.crossbar.core.schema.ManyToMany;
 import dev.crossbar.core.schema.OneToMany;
 import dev.crossbar.core.schema.Role;
-import dev.crossbar.core.topic.TopicKey;
 import java.util.List;
 
 /**

@@ -2,6 +2,9 @@ package dev.crossbar.core.topic;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.relay.LoopGroup;
+import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.stats.ConnectionStats;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
@@ -157,7 +160,6 @@ public final class Topic {
         if (!stale) {
             return; // another reader rebuilt while we waited
         }
-        stale = false;
         Map<EventExecutor, List<Member>> byLoop = new LinkedHashMap<>();
         for (Member m : members) {
             if (m.route().canReceive()) {
@@ -171,6 +173,9 @@ public final class Topic {
         }
         groups = next;
         snapshot = members.toArray(NO_MEMBERS);
+        // Last: a reader that sees the views fresh must see these arrays. No join or leave can
+        // come between (they take this monitor too).
+        stale = false;
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.crossbar.core.topic;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.stats.DepartedTraffic;
 import java.util.Collection;

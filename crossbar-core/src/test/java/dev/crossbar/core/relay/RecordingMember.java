@@ -2,7 +2,6 @@ package dev.crossbar.core.relay;
 
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
-import dev.crossbar.core.topic.Member;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;

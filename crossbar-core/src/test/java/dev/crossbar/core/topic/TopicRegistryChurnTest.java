@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.relay.LoopGroup;
 import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.broker.RemoteDelivery;
-import dev.crossbar.core.topic.TopicKey;
+import dev.crossbar.core.route.TopicKey;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.Consumer;

@@ -1,7 +1,7 @@
 package dev.crossbar.server.cluster;
 
 import dev.crossbar.core.broker.RemoteDelivery;
-import dev.crossbar.core.topic.TopicKey;
+import dev.crossbar.core.route.TopicKey;
 import io.nats.client.Message;
 import io.nats.client.MessageHandler;
 import io.nats.client.Subscription;

@@ -2,7 +2,7 @@ package dev.crossbar.server.metrics;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
 import dev.crossbar.core.topic.TopicRegistry;

@@ -8,7 +8,7 @@ import dev.crossbar.core.schema.ManyToMany;
 import dev.crossbar.core.schema.Role;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
-import dev.crossbar.core.topic.Member;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import java.util.ArrayList;

@@ -3,10 +3,10 @@ package dev.crossbar.server.session;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.PreparedFrame;
-import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
-import dev.crossbar.core.topic.Member;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
 import dev.crossbar.server.SlowConsumerPolicy;

@@ -2,7 +2,7 @@ package dev.crossbar.server.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.server.ServerConfig;
 import dev.crossbar.server.auth.AccessControl;

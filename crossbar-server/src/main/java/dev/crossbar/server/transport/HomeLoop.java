@@ -3,7 +3,7 @@ package dev.crossbar.server.transport;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.topic.Topic;
-import dev.crossbar.core.topic.TopicKey;
+import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.websocket.ClientInfo;
 import io.netty.channel.Channel;

@@ -2,7 +2,7 @@ package dev.crossbar.server.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.crossbar.core.relay.Router;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.ServerConfig;
 import dev.crossbar.server.http.HandshakeFailures;

@@ -1,4 +1,4 @@
-package dev.crossbar.core.topic;
+package dev.crossbar.core.relay;
 
 import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;

@@ -1,4 +1,4 @@
-package dev.crossbar.core.topic;
+package dev.crossbar.core.relay;
 
 import io.netty.util.concurrent.EventExecutor;
 

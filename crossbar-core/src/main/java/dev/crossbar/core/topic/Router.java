@@ -1,20 +1,18 @@
-package dev.crossbar.core.relay;
+package dev.crossbar.core.topic;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.broker.RemoteDelivery;
+import dev.crossbar.core.relay.FanOut;
+import dev.crossbar.core.relay.LoopGroup;
+import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
-import dev.crossbar.core.topic.LoopGroup;
-import dev.crossbar.core.topic.Member;
-import dev.crossbar.core.topic.Topic;
-import dev.crossbar.core.topic.TopicKey;
-import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.core.route.TopicKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.concurrent.EventExecutor;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Moves a message from its sender to the receivers of its topic.
@@ -35,23 +33,18 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Router implements RemoteDelivery {
 
     /** Default bound on fan-out work queued for one event loop, in frame bytes. */
-    public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = 64L * 1024 * 1024;
+    public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = FanOut.DEFAULT_MAX_LOOP_BACKLOG_BYTES;
 
     private static final LoopGroup[] NO_GROUPS = new LoopGroup[0];
 
     private final TopicRegistry topics;
     private final Broker broker;
-    private final long maxLoopBacklogBytes;
-    private final ConcurrentHashMap<EventExecutor, LoopQueue> queues = new ConcurrentHashMap<>();
+    private final FanOut fanOut;
 
     public Router(TopicRegistry topics, long maxLoopBacklogBytes) {
         this.topics = requireNonNull(topics, "topics");
         this.broker = topics.broker();
-        if (maxLoopBacklogBytes <= 0) {
-            throw new IllegalArgumentException(
-                    "maxLoopBacklogBytes: " + maxLoopBacklogBytes + " (expected: > 0)");
-        }
-        this.maxLoopBacklogBytes = maxLoopBacklogBytes;
+        this.fanOut = new FanOut(maxLoopBacklogBytes);
     }
 
     public Router(TopicRegistry topics) {
@@ -91,7 +84,7 @@ public final class Router implements RemoteDelivery {
         // The broker's reference, taken before the frame takes ours; none at all on a lone node.
         ByteBuf remote = broker == Broker.LOCAL ? null : payload.retainedDuplicate();
         try {
-            fanOut(topic.groups(), sender, text, payload, alloc, now);
+            fanOut.send(topic.groups(), sender, text, payload, alloc, now);
         } finally {
             if (remote != null) {
                 broker.publish(route.topic(), text, remote);
@@ -126,59 +119,12 @@ public final class Router implements RemoteDelivery {
                 payload.release();
             }
         }
-        fanOut(groups, null, text, shared, ByteBufAllocator.DEFAULT, System.nanoTime());
+        fanOut.send(groups, null, text, shared, ByteBufAllocator.DEFAULT, System.nanoTime());
         return receivers;
-    }
-
-    /** Queues one frame per loop for {@code groups}, all but {@code sender} (null: none to skip). */
-    private void fanOut(LoopGroup[] groups, Member sender, boolean text, ByteBuf payload, ByteBufAllocator alloc,
-                        long now) {
-        if (groups.length == 0) {
-            payload.release();
-            return;
-        }
-        PreparedFrame frame = PreparedFrame.of(alloc, text, payload, now);
-        // The sender's loop, which batches this read's hand-offs; none for messages from other nodes.
-        LoopQueue origin = sender != null && sender.executor().inEventLoop() ? queueFor(sender.executor()) : null;
-        try {
-            for (LoopGroup group : groups) {
-                if (sender != null && !group.reachesOtherThan(sender)) {
-                    continue;
-                }
-                LoopQueue queue = queueFor(group.loop());
-                boolean queued = true;
-                if (queue == origin) {
-                    // The receivers live on this thread: write to them now, no hand-off, no wake-up.
-                    queue.deliverHere(frame, group.members(), sender);
-                } else if (origin != null) {
-                    queued = queue.offerFrom(origin, frame, group.members(), sender);
-                } else {
-                    queued = queue.offer(frame, group.members(), sender);
-                }
-                if (!queued) {
-                    for (Member m : group.members()) {
-                        if (m != sender) {
-                            m.stats().recordDroppedElsewhere();
-                        }
-                    }
-                }
-            }
-        } finally {
-            frame.release();
-        }
     }
 
     /** Bytes of fan-out work queued across all loops, for metrics. */
     public long backlogBytes() {
-        long sum = 0;
-        for (LoopQueue q : queues.values()) {
-            sum += q.backlogBytes();
-        }
-        return sum;
-    }
-
-    private LoopQueue queueFor(EventExecutor loop) {
-        LoopQueue q = queues.get(loop);
-        return q != null ? q : queues.computeIfAbsent(loop, l -> new LoopQueue(l, maxLoopBacklogBytes));
+        return fanOut.backlogBytes();
     }
 }

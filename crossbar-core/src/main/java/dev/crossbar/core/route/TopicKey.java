@@ -1,4 +1,4 @@
-package dev.crossbar.core.topic;
+package dev.crossbar.core.route;
 
 import static java.util.Objects.requireNonNull;
 
