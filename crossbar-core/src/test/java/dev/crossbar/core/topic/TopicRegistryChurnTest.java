@@ -60,7 +60,10 @@ class TopicRegistryChurnTest {
         }
         start.countDown();
         for (Thread w : workers) {
-            w.join();
+            w.join(60_000);
+            if (w.isAlive()) {
+                throw new AssertionError("a churn worker still running after 60 s");
+            }
         }
         assertEquals(0, registry.size());
     }
