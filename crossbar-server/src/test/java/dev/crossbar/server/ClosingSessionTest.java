@@ -1,0 +1,119 @@
+package dev.crossbar.server;
+
+import static dev.crossbar.server.testing.RelayServerExtension.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.server.testing.NettyClient;
+import dev.crossbar.server.testing.RawClient;
+import dev.crossbar.server.testing.RelayServerExtension;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A session that is closing refuses deliveries (house style 13b; RFC 6455 5.5.1: no data frame
+ * after a close frame): a member of a busy topic that the relay closes, or that closes itself,
+ * receives nothing after the relay's close frame, though the stream goes on.
+ */
+class ClosingSessionTest {
+
+    private static final int MAX_MESSAGE = 1024;
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @RegisterExtension
+    final RelayServerExtension relay = new RelayServerExtension(b -> b.maxMessageBytes(MAX_MESSAGE));
+
+    /** Streams small messages to {@code /lab/busy} until stopped. */
+    private static Thread stream(NettyClient sender, AtomicBoolean stop) {
+        Thread t = new Thread(() -> {
+            while (!stop.get() && sender.channel.isActive()) {
+                sender.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(new byte[100])));
+                sender.flush();
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "busy-stream");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Reads through the close frame, returns it; then fails if any frame follows it. */
+    private static RawClient.Frame closeThenNothing(RawClient c) throws IOException {
+        RawClient.Frame close = null;
+        int before = 0;
+        while (close == null) {
+            RawClient.Frame f = c.readFrame((int) WAIT.toMillis());
+            assertNotNull(f, "no close frame after " + before + " messages");
+            if (f.opcode() == 0x8) {
+                close = f;
+            } else {
+                before++;
+            }
+        }
+        StringBuilder after = new StringBuilder();
+        try {
+            long deadline = System.currentTimeMillis() + 3000;
+            RawClient.Frame f;
+            while (System.currentTimeMillis() < deadline && (f = c.readFrame(3000)) != null) {
+                after.append(f.opcode() == 0x8 ? " close " + f.closeCode() : " opcode " + f.opcode());
+            }
+        } catch (IOException e) {
+            // closed by the relay: fine
+        }
+        assertEquals("", after.toString(), "frames after the close frame " + close.closeCode() + " (" + before
+                + " messages before it)");
+        return close;
+    }
+
+    private RawClient busyMember() throws Exception {
+        RawClient c = new RawClient(relay.port());
+        assertTrue(c.upgrade("/lab/busy").startsWith("HTTP/1.1 101"));
+        return c;
+    }
+
+    @Test
+    void nothingFollowsTheRelaysCloseFrame() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        try (NettyClient sender = NettyClient.connect(relay.ws("/lab/busy")); RawClient member = busyMember()) {
+            await("2 members", WAIT, () -> relay.server().connections() == 2);
+            Thread t = stream(sender, stop);
+            try {
+                assertNotNull(member.readFrame((int) WAIT.toMillis()), "the stream reaches the member");
+                member.send(RawClient.frame(0x82, new byte[MAX_MESSAGE + 1], true)); // too big: 1009
+                RawClient.Frame close = closeThenNothing(member);
+                assertEquals(1009, close.closeCode(), close.closeReason());
+            } finally {
+                stop.set(true);
+                t.join(5_000);
+            }
+        }
+    }
+
+    @Test
+    void nothingFollowsTheCloseReplyToAClientsClose() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        try (NettyClient sender = NettyClient.connect(relay.ws("/lab/busy")); RawClient member = busyMember()) {
+            await("2 members", WAIT, () -> relay.server().connections() == 2);
+            Thread t = stream(sender, stop);
+            try {
+                assertNotNull(member.readFrame((int) WAIT.toMillis()), "the stream reaches the member");
+                member.send(RawClient.frame(0x88, new byte[] {0x03, (byte) 0xe8}, true));
+                RawClient.Frame close = closeThenNothing(member);
+                assertEquals(1000, close.closeCode());
+            } finally {
+                stop.set(true);
+                t.join(5_000);
+            }
+        }
+    }
+}
