@@ -116,4 +116,26 @@ class ClosingSessionTest {
             }
         }
     }
+    @Test
+    void framesAfterAViolationAreNotRelayed() throws Exception {
+        try (RawClient sender = busyMember(); RawClient receiver = busyMember()) {
+            await("2 members", WAIT, () -> relay.server().connections() == 2);
+            // One write: a fragmented text message whose second fragment is not UTF-8 (1007), then
+            // more fragments that complete it. The relay has refused the message; none of it may be
+            // relayed, least of all with the bad fragment left out.
+            java.io.ByteArrayOutputStream frames = new java.io.ByteArrayOutputStream();
+            frames.writeBytes(RawClient.frame(0x01, new byte[] {'a'}, true));
+            frames.writeBytes(RawClient.frame(0x00, new byte[] {(byte) 0xac}, true));
+            frames.writeBytes(RawClient.frame(0x00, new byte[] {'b'}, true));
+            frames.writeBytes(RawClient.frame(0x80, new byte[] {'c'}, true));
+            frames.writeBytes(RawClient.frame(0x81, "after".getBytes(java.nio.charset.StandardCharsets.UTF_8), true));
+            sender.send(frames.toByteArray());
+            RawClient.Frame close = sender.readUntilClose((int) WAIT.toMillis());
+            assertNotNull(close, "no close frame for invalid UTF-8");
+            assertEquals(1007, close.closeCode(), close.closeReason());
+            RawClient.Frame relayed = receiver.readFrame(1000);
+            assertEquals(null, relayed, () -> "relayed from a client closed for invalid UTF-8: "
+                    + new String(relayed.payload(), java.nio.charset.StandardCharsets.ISO_8859_1));
+        }
+    }
 }
