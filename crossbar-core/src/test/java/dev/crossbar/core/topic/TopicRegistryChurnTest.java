@@ -11,6 +11,7 @@ import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class TopicRegistryChurnTest {
@@ -42,7 +43,7 @@ class TopicRegistryChurnTest {
             int id = t;
             Thread w = new Thread(() -> {
                 try {
-                    start.await();
+                    start.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     return;
                 }
