@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.core.topic.Member;
+import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.RawClient;
 import dev.crossbar.server.testing.RelayServerExtension;
@@ -13,13 +15,15 @@ import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A session that is closing refuses deliveries (house style 13b; RFC 6455 5.5.1: no data frame
  * after a close frame): a member of a busy topic that the relay closes, or that closes itself,
- * receives nothing after the relay's close frame, though the stream goes on.
+ * receives nothing after the relay's close frame, though the stream goes on, and the relay counts
+ * as sent only what was sent before it; a client closed for a violation has nothing more relayed.
  */
 class ClosingSessionTest {
 
@@ -136,6 +140,85 @@ class ClosingSessionTest {
             RawClient.Frame relayed = receiver.readFrame(1000);
             assertEquals(null, relayed, () -> "relayed from a client closed for invalid UTF-8: "
                     + new String(relayed.payload(), java.nio.charset.StandardCharsets.ISO_8859_1));
+        }
+    }
+    @Test
+    void nothingFollowsTheShutdownClose() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        try (NettyClient sender = NettyClient.connect(relay.ws("/lab/busy")); RawClient member = busyMember()) {
+            await("2 members", WAIT, () -> relay.server().connections() == 2);
+            Thread t = stream(sender, stop);
+            Thread closer = new Thread(relay.server()::close, "shutdown");
+            try {
+                assertNotNull(member.readFrame((int) WAIT.toMillis()), "the stream reaches the member");
+                closer.start(); // the stream goes on while the relay shuts down
+                RawClient.Frame close = closeThenNothing(member);
+                assertEquals(1001, close.closeCode());
+            } finally {
+                stop.set(true);
+                t.join(5_000);
+                closer.join(15_000);
+            }
+        }
+    }
+    /** A close the relay decides on its own (idle timeout), with the channel open until the close handshake ends. */
+    @Nested
+    class IdleClose {
+
+        @RegisterExtension
+        final RelayServerExtension relay = new RelayServerExtension(b -> b
+                .pingInterval(Duration.ofMillis(300)).idleTimeout(Duration.ofSeconds(1)));
+
+        @Test
+        void deliveriesStopAtTheCloseFrame() throws Exception {
+            AtomicBoolean stop = new AtomicBoolean();
+            try (NettyClient sender = NettyClient.connect(relay.ws("/lab/busy"));
+                 RawClient member = new RawClient(relay.port())) {
+                assertTrue(member.upgrade("/lab/busy").startsWith("HTTP/1.1 101"));
+                await("2 members", WAIT, () -> relay.server().connections() == 2);
+                RelaySession session = null;
+                for (Member m : relay.server().topics().topics().iterator().next().members()) {
+                    if (((RelaySession) m).channel().remoteAddress().toString().endsWith(":" + member.socket.getLocalPort())) {
+                        session = (RelaySession) m;
+                    }
+                }
+                assertNotNull(session, "found the member's session");
+                RelaySession watched = session;
+                Thread t = stream(sender, stop);
+                try {
+                    // The member reads everything but never answers a ping: the relay closes it (1001).
+                    int delivered = 0;
+                    RawClient.Frame close = null;
+                    while (close == null) {
+                        RawClient.Frame f = member.readFrame((int) WAIT.toMillis());
+                        assertNotNull(f, "no close frame after " + delivered + " messages");
+                        if (f.opcode() == 0x8) {
+                            close = f;
+                        } else if (f.opcode() == 0x2) {
+                            delivered++;
+                        }
+                    }
+                    assertEquals(1001, close.closeCode(), close.closeReason());
+                    StringBuilder after = new StringBuilder();
+                    try {
+                        RawClient.Frame f;
+                        while ((f = member.readFrame(5000)) != null) {
+                            after.append(" opcode ").append(f.opcode());
+                        }
+                    } catch (IOException e) {
+                        // closed by the relay: fine
+                    }
+                    assertEquals("", after.toString(), "frames after the close frame");
+                    await("the relay closed the member's socket", WAIT, () -> !watched.channel().isActive());
+                    // What the session counted as sent is what the member received: no delivery was
+                    // accepted (and counted) once the close frame had been sent.
+                    assertEquals(delivered, watched.stats().messagesOut(),
+                            "messages counted out to the member vs. messages it received before the close frame");
+                } finally {
+                    stop.set(true);
+                    t.join(5_000);
+                }
+            }
         }
     }
 }
