@@ -33,15 +33,19 @@ class ClosingSessionTest {
     @RegisterExtension
     final RelayServerExtension relay = new RelayServerExtension(b -> b.maxMessageBytes(MAX_MESSAGE));
 
-    /** Streams small messages to {@code /lab/busy} until stopped. */
+    /** Streams small messages to {@code /lab/busy} until stopped, about one a millisecond. */
     private static Thread stream(NettyClient sender, AtomicBoolean stop) {
+        return stream(sender, stop, 1_000_000);
+    }
+
+    /** Streams small messages to {@code /lab/busy} until stopped, pausing {@code pauseNanos} between them. */
+    private static Thread stream(NettyClient sender, AtomicBoolean stop, long pauseNanos) {
         Thread t = new Thread(() -> {
             while (!stop.get() && sender.channel.isActive()) {
                 sender.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(new byte[100])));
                 sender.flush();
-                try {
-                    Thread.sleep(1);
-                } catch (InterruptedException e) {
+                java.util.concurrent.locks.LockSupport.parkNanos(pauseNanos);
+                if (Thread.currentThread().isInterrupted()) {
                     return;
                 }
             }
@@ -184,7 +188,8 @@ class ClosingSessionTest {
                 }
                 assertNotNull(session, "found the member's session");
                 RelaySession watched = session;
-                Thread t = stream(sender, stop);
+                // Densely, so deliveries keep arriving while the close frame is on its way.
+                Thread t = stream(sender, stop, 100_000);
                 try {
                     // The member reads everything but never answers a ping: the relay closes it (1001).
                     int delivered = 0;
