@@ -11,6 +11,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * Fails a test class when Netty reported a buffer leak during it. Registered for every test class
  * by JUnit's extension auto-detection (see {@code junit-platform.properties}).
+ *
+ * <p>A leak is only reported when the GC has found the buffer, which may be after its class
+ * finished. Nothing is discarded: reports already pending when a class starts fail that class
+ * (they came from an earlier one; the report's stack says where), and reports after the last
+ * class fail the run in {@link LeakCheckSessionListener}.
  */
 public final class LeakCheck implements BeforeAllCallback, AfterAllCallback {
 
@@ -18,7 +23,11 @@ public final class LeakCheck implements BeforeAllCallback, AfterAllCallback {
     public void beforeAll(ExtensionContext context) {
         assertTrue(LeakRecorder.isInstalled(), "LeakRecorder must be installed before buffers are used");
         LeakRecorder.collect();
-        LeakRecorder.drain();
+        List<String> late = LeakRecorder.drain();
+        if (!late.isEmpty()) {
+            fail(late.size() + " buffer leak(s) reported before " + context.getDisplayName()
+                    + " started, so from an earlier test class:\n" + String.join("\n\n", late));
+        }
     }
 
     @Override

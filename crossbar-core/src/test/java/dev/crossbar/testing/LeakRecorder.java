@@ -41,6 +41,19 @@ public final class LeakRecorder extends ResourceLeakDetectorFactory {
         return copy;
     }
 
+    /** How many reports are waiting for {@link #drain()}. */
+    public static synchronized int pending() {
+        return LEAKS.size();
+    }
+
+    /** Calls {@link #collect()} until a report is pending, at most {@code rounds} times; true if one is. */
+    public static boolean collectUntilReported(int rounds) {
+        for (int i = 0; i < rounds && pending() == 0; i++) {
+            collect();
+        }
+        return pending() > 0;
+    }
+
     private static synchronized void record(String report) {
         LEAKS.add(report);
     }

@@ -53,10 +53,11 @@ import org.junit.jupiter.api.io.TempDir;
  * test starts its own cluster and kills it afterwards; figures worth reporting are printed to the
  * test's output file.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 4, unit = TimeUnit.MINUTES) // three nats-server processes and three relays per test
+
 class ClusterTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     /** Clients closed together, in reverse order of opening. */
     private static final class Clients implements AutoCloseable {

@@ -151,7 +151,8 @@ class RelayTest {
             for (int i = 0; i < 20; i++) {
                 senderA.sendFragmented(true, a, 50);
             }
-            t.join();
+            t.join(60_000);
+            assertFalse(t.isAlive(), "sender B still sending after 60 s");
             int as = 0;
             int bs = 0;
             for (int i = 0; i < 40; i++) {

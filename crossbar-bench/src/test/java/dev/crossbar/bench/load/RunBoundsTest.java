@@ -40,7 +40,7 @@ class RunBoundsTest {
 
     @AfterEach
     void stop() {
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
 
     /** Accepts WebSocket clients and swallows every message: a relay that has locked up. */
@@ -80,7 +80,7 @@ class RunBoundsTest {
             assertEquals(0.0, r.number("msgPerS"), r.toString());
             assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, "took " + took);
         } finally {
-            server.close().syncUninterruptibly();
+            server.close().awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
     }
 

@@ -73,8 +73,8 @@ class BrokerSeamTest {
 
     @AfterEach
     void stop() {
-        loopA.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        loopB.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        loopA.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        loopB.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
 
     private ByteBuf payload(String s) {
@@ -175,7 +175,7 @@ class BrokerSeamTest {
         for (int t = 0; t < threads; t++) {
             Thread w = new Thread(() -> {
                 try {
-                    start.await();
+                    start.await(30, TimeUnit.SECONDS);
                     ThreadLocalRandom r = ThreadLocalRandom.current();
                     for (int i = 0; i < 5_000; i++) {
                         String path = switch (r.nextInt(3)) {

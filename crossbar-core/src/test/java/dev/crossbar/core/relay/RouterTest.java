@@ -29,8 +29,8 @@ class RouterTest {
 
     @AfterEach
     void stop() {
-        loopA.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        loopB.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        loopA.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        loopB.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
 
     private ByteBuf payload(String s) {
@@ -145,7 +145,7 @@ class RouterTest {
         java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
         loopB.execute(() -> {
             try {
-                gate.await();
+                gate.await(30, TimeUnit.SECONDS); // bounded: a failed test must not block the loop, or its shutdown
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -176,7 +176,7 @@ class RouterTest {
         java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
         loopB.execute(() -> {
             try {
-                gate.await();
+                gate.await(30, TimeUnit.SECONDS); // bounded: a failed test must not block the loop, or its shutdown
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

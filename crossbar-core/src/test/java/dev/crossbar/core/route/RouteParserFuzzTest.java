@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.crossbar.core.schema.Role;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Coverage-guided fuzzing of route parsing (Jazzer). In a normal build it replays its seeds;
@@ -13,11 +15,13 @@ class RouteParserFuzzTest {
 
     private static final RouteParser PARSER = new RouteParser(64);
 
+    /**
+     * Takes bytes, one character each (ISO-8859-1), as a request line carries them: seeds are plain
+     * files of paths in {@code RouteParserFuzzTestInputs/}, and every byte value is reachable.
+     */
     @FuzzTest(maxDuration = "20s")
-    void parsesOrRefusesWithAReason(String path) {
-        if (path == null) {
-            return; // parse() requires a path, as a decoded URL always has one
-        }
+    void parsesOrRefusesWithAReason(byte[] bytes) {
+        String path = new String(bytes, StandardCharsets.ISO_8859_1);
         Route route;
         try {
             route = PARSER.parse(path);
@@ -33,6 +37,15 @@ class RouteParserFuzzTest {
             assertFalse(Character.isISOControl(p.charAt(i)), p);
         }
         assertFalse(route.topic().name().isEmpty(), p);
+        // The prefix decides the schema and role, and the rest is the stream (docs/protocol.md, Routes).
+        if (p.startsWith("/in/")) {
+            assertTrue(route.role() == Role.PUBLISHER && route.topic().name().equals(p.substring(4)), route::toString);
+        } else if (p.startsWith("/out/")) {
+            assertTrue(route.role() == Role.SUBSCRIBER && route.topic().name().equals(p.substring(5)), route::toString);
+        } else {
+            assertTrue(route.role() == Role.MEMBER && route.topic().name().equals(p), route::toString);
+        }
+        assertTrue(route.schema() == route.topic().schema(), route::toString);
         // Normalising is idempotent: a parsed path parses to itself.
         assertTrue(PARSER.parse(p).equals(route), p);
     }

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class TopicRegistryChurnTest {
@@ -48,7 +49,7 @@ class TopicRegistryChurnTest {
             int id = t;
             Thread w = new Thread(() -> {
                 try {
-                    start.await();
+                    start.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     return;
                 }
@@ -66,7 +67,10 @@ class TopicRegistryChurnTest {
         }
         start.countDown();
         for (Thread w : workers) {
-            w.join();
+            w.join(60_000);
+            if (w.isAlive()) {
+                throw new AssertionError("a churn worker still running after 60 s");
+            }
         }
         assertEquals(0, registry.size());
     }

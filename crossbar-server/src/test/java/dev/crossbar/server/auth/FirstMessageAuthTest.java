@@ -84,7 +84,7 @@ class FirstMessageAuthTest {
             bad.sendText(wrongSecret);
             assertEquals("{\"topic\":\"/out/cam\",\"authorised\":false,\"reason\":\"bad signature\"}", bad.take().string());
             assertEquals(1008, bad.awaitClose(Duration.ofSeconds(2)));
-            assertEquals("bad signature", bad.closeReason.join());
+            assertEquals("bad signature", bad.closeReason.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join());
 
             wrongRoute.sendText(otherRoute);
             assertEquals("{\"topic\":\"/out/cam\",\"authorised\":false,\"reason\":\"token is for /in/cam, not /out/cam\"}",
@@ -100,7 +100,7 @@ class FirstMessageAuthTest {
             assertEquals("{\"topic\":\"/out/cam\",\"authorised\":false,\"reason\":\"no token within 2000 ms\"}",
                     silent.take(Duration.ofSeconds(3)).string());
             assertEquals(1008, silent.awaitClose(Duration.ofSeconds(2)));
-            assertEquals("no token within 2000 ms", silent.closeReason.join());
+            assertEquals("no token within 2000 ms", silent.closeReason.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join());
         }
     }
 

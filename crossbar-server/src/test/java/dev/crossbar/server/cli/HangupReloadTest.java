@@ -59,7 +59,8 @@ class HangupReloadTest {
             Files.copy(second.certFile(), cert, StandardCopyOption.REPLACE_EXISTING);
             Files.copy(second.keyFile(), key, StandardCopyOption.REPLACE_EXISTING);
             Process kill = new ProcessBuilder("sh", "-c", "kill -HUP " + relay.pid()).start();
-            assertEquals(0, kill.waitFor());
+            assertTrue(kill.waitFor(10, TimeUnit.SECONDS), "kill -HUP did not finish");
+            assertEquals(0, kill.exitValue());
 
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!presented(port, trustBoth).equals(second.certificate())) {

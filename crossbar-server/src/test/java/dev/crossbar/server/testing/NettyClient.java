@@ -47,6 +47,9 @@ public final class NettyClient implements AutoCloseable {
     private static final EventLoopGroup STALLED_GROUP = new MultiThreadIoEventLoopGroup(1,
             new DefaultThreadFactory("test-client-stalled", true), NioIoHandler.newFactory());
 
+    /** How long a connect or a write may take before the test fails instead of hanging. */
+    private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(30);
+
     public final Channel channel;
     private final Inbox inbox = new Inbox(() -> "");
     public final CompletableFuture<CloseInfo> closed = new CompletableFuture<>();
@@ -81,7 +84,7 @@ public final class NettyClient implements AutoCloseable {
         if (receiveBuffer > 0) {
             bootstrap.option(io.netty.channel.ChannelOption.SO_RCVBUF, receiveBuffer);
         }
-        channel = bootstrap
+        io.netty.channel.ChannelFuture connected = bootstrap
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -127,7 +130,9 @@ public final class NettyClient implements AutoCloseable {
                                 });
                     }
                 })
-                .connect(uri.getHost(), uri.getPort()).sync().channel();
+                .connect(uri.getHost(), uri.getPort());
+        channel = connected.channel();
+        await(connected, "connect to " + uri);
         handshake.orTimeout(10, TimeUnit.SECONDS).join();
     }
 
@@ -170,11 +175,11 @@ public final class NettyClient implements AutoCloseable {
     }
 
     public void sendText(String s) {
-        channel.writeAndFlush(new TextWebSocketFrame(s)).syncUninterruptibly();
+        await(channel.writeAndFlush(new TextWebSocketFrame(s)), "text write");
     }
 
     public void sendBinary(byte[] b) {
-        channel.writeAndFlush(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(b))).syncUninterruptibly();
+        await(channel.writeAndFlush(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(b))), "binary write");
     }
 
     /** Writes without flushing or waiting; call {@link #flush()} after a burst. */
@@ -204,7 +209,20 @@ public final class NettyClient implements AutoCloseable {
             offset += len;
         } while (offset < data.length);
         channel.flush();
-        last.syncUninterruptibly();
+        await(last, "fragmented write");
+    }
+
+    /**
+     * Waits for {@code f} for at most {@link #WRITE_TIMEOUT}: a relay that stops reading must fail
+     * the test, not hang it. Rethrows the operation's failure.
+     */
+    private static void await(io.netty.util.concurrent.Future<?> f, String what) {
+        if (!f.awaitUninterruptibly(WRITE_TIMEOUT.toMillis())) {
+            throw new AssertionError(what + " not done within " + WRITE_TIMEOUT);
+        }
+        if (!f.isSuccess()) {
+            throw new AssertionError(what + " failed", f.cause());
+        }
     }
 
     public Received take(Duration timeout) {

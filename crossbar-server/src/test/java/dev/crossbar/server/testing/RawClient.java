@@ -20,8 +20,8 @@ public final class RawClient implements AutoCloseable {
     private final OutputStream out;
     private final DataInputStream in;
 
-    /** A frame as the relay sent it (server frames are unmasked). */
-    public record Frame(int opcode, byte[] payload) {
+    /** A frame as the relay sent it (server frames are unmasked); {@code fin} is its FIN bit. */
+    public record Frame(int opcode, byte[] payload, boolean fin) {
         public int closeCode() {
             return payload.length >= 2 ? ((payload[0] & 0xff) << 8) | (payload[1] & 0xff) : -1;
         }
@@ -32,7 +32,19 @@ public final class RawClient implements AutoCloseable {
     }
 
     public RawClient(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        this(port, 0);
+    }
+
+    /**
+     * A client whose socket has a receive buffer of {@code receiveBuffer} bytes (0: the default):
+     * a small one makes a client that stops reading felt by the relay soon.
+     */
+    public RawClient(int port, int receiveBuffer) throws IOException {
+        socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer); // before connecting, so the window is small from the start
+        }
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 10_000);
         socket.setSoTimeout(10_000);
         out = socket.getOutputStream();
         in = new DataInputStream(socket.getInputStream());
@@ -79,6 +91,11 @@ public final class RawClient implements AutoCloseable {
         int maskBit = masked ? 0x80 : 0;
         if (payload.length < 126) {
             f.write(maskBit | payload.length);
+        } else if (payload.length > 0xffff) {
+            f.write(maskBit | 127);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                f.write((int) ((long) payload.length >>> shift));
+            }
         } else {
             f.write(maskBit | 126);
             f.write(payload.length >>> 8);
@@ -105,7 +122,7 @@ public final class RawClient implements AutoCloseable {
             }
             byte[] payload = new byte[(int) len];
             in.readFully(payload);
-            return new Frame(b0 & 0x0f, payload);
+            return new Frame(b0 & 0x0f, payload, (b0 & 0x80) != 0);
         } catch (EOFException | SocketTimeoutException e) {
             return null;
         }
