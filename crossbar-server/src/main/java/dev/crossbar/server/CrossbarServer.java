@@ -309,7 +309,11 @@ public final class CrossbarServer implements AutoCloseable {
         // Close frames first; clients answer with theirs and Netty then closes each channel.
         // Closing the sockets ourselves right away would reset clients that are still sending.
         for (Channel ch : sessions) {
-            ConnectionLifecycle.of(ch.pipeline()).close(CloseCodes.GOING_AWAY, "relay shutting down");
+            // A channel closing right now may have no pipeline left; it needs no close frame.
+            ConnectionLifecycle lifecycle = ch.pipeline().get(ConnectionLifecycle.class);
+            if (lifecycle != null) {
+                lifecycle.close(CloseCodes.GOING_AWAY, "relay shutting down");
+            }
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis);
         while (!sessions.isEmpty() && System.nanoTime() < deadline) {

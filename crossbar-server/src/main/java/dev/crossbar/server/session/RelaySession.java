@@ -131,7 +131,6 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
             return;
         }
-        drainedAtNanos = System.nanoTime(); // a new receiver has had no time to read yet
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
     }
@@ -213,8 +212,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         int length = frame.frameLength();
         long queued = pendingBytes();
-        // Nothing queued (Netty's per-entry bookkeeping aside): any one message may follow.
-        if (queued > QUEUE_SLACK_BYTES && queued + length > maxQueueBytes
+        if (queued <= QUEUE_SLACK_BYTES) {
+            // Nothing queued (Netty's per-entry bookkeeping aside): any one message may follow, and
+            // the client has read all it was sent, so a stall can only start from now.
+            drainedBytes = writtenBytes - queued;
+            drainedAtNanos = frame.publishedAtNanos();
+        } else if (queued + length > maxQueueBytes
                 && (queued + length > maxBacklogBytes || stalled(queued, frame.publishedAtNanos()))) {
             stats.recordDropped();
             onSlow();

@@ -157,7 +157,10 @@ public final class StatsService implements AutoCloseable {
             ticker.cancel(false);
         }
         for (Channel ch : sockets) {
-            ConnectionLifecycle.of(ch.pipeline()).close(CloseCodes.GOING_AWAY, "relay shutting down");
+            ConnectionLifecycle lifecycle = ch.pipeline().get(ConnectionLifecycle.class);
+            if (lifecycle != null) { // null: the channel is closing already
+                lifecycle.close(CloseCodes.GOING_AWAY, "relay shutting down");
+            }
         }
     }
 
