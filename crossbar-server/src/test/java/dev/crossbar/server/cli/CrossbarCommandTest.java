@@ -37,7 +37,7 @@ class CrossbarCommandTest {
         assertEquals(d.maxLoopBacklogBytes(), c.maxLoopBacklogBytes());
         assertEquals(d.slowConsumerPolicy(), c.slowConsumerPolicy());
         assertEquals(d.shutdownGrace(), c.shutdownGrace());
-        assertEquals(0, c.homeLoopMembers(), "home loop off by default");
+        assertEquals(16, c.homeLoopMembers(), "a small topic's first 16 members share a loop");
         assertEquals(d.clientStallTimeout(), c.clientStallTimeout());
         assertEquals(Duration.ofSeconds(1), c.clientStallTimeout());
         assertEquals(20L * 1024 * 1024, c.maxClientBacklogBytes(), "twice the message limit");
