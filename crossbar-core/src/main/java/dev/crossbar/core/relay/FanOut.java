@@ -36,7 +36,7 @@ public final class FanOut {
      * message from another node). {@code now} is when the relay received it.
      */
     public void send(LoopGroup[] groups, Member sender, boolean text, ByteBuf payload, ByteBufAllocator alloc,
-                        long now) {
+                     long now) {
         if (groups.length == 0) {
             payload.release();
             return;
