@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * socket write: takes a {@code retainedDuplicate()}, counts it, and releases it, as a socket
  * write would once sent. Each delivery counts down the benchmark's {@code remaining}.
  */
-final class DiscardMember implements Member {
+public final class DiscardMember implements Member {
 
     private final EventExecutor loop;
     private final Route route;
@@ -21,7 +21,7 @@ final class DiscardMember implements Member {
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private boolean needsFlush;
 
-    DiscardMember(EventExecutor loop, Route route, AtomicInteger remaining) {
+    public DiscardMember(EventExecutor loop, Route route, AtomicInteger remaining) {
         this.loop = loop;
         this.route = route;
         this.remaining = remaining;

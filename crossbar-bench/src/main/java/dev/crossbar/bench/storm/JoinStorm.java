@@ -1,23 +1,21 @@
 package dev.crossbar.bench.storm;
 
-import dev.crossbar.core.relay.PreparedFrame;
+import dev.crossbar.bench.jmh.DiscardMember;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
-import dev.crossbar.core.stats.ConnectionStats;
-import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -56,6 +54,7 @@ public final class JoinStorm {
         group.forEach(e -> loops.add((EventLoop) e));
 
         AtomicLong maxLateNanos = new AtomicLong();
+        AtomicInteger discarded = new AtomicInteger();
         List<ScheduledFuture<?>> tickers = new ArrayList<>();
         for (EventLoop loop : loops) {
             long[] expected = {System.nanoTime() + 1_000_000};
@@ -65,22 +64,22 @@ public final class JoinStorm {
                 expected[0] = now + 1_000_000;
             }, 1, 1, TimeUnit.MILLISECONDS));
         }
-        Quiet publisher = new Quiet(loops.get(0), routes.parse("/in/storm"));
+        DiscardMember publisher = new DiscardMember(loops.get(0), routes.parse("/in/storm"), discarded);
         Topic topic = router.join(publisher);
         ScheduledFuture<?> publishing = loops.get(0).scheduleAtFixedRate(() -> router.publish(publisher, topic, false,
                 Unpooled.directBuffer(4600).writeZero(4600), ByteBufAllocator.DEFAULT), 0, 33, TimeUnit.MILLISECONDS);
         Thread.sleep(200);
         maxLateNanos.set(0);
 
-        List<Quiet> storm = new ArrayList<>(n);
+        List<DiscardMember> storm = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            storm.add(new Quiet(loops.get(i % loops.size()), out));
+            storm.add(new DiscardMember(loops.get(i % loops.size()), out, discarded));
         }
         CountDownLatch joined = new CountDownLatch(n);
         AtomicLong longestJoin = new AtomicLong();
         long start = System.nanoTime();
-        for (Quiet m : storm) {
-            m.loop.execute(() -> {
+        for (DiscardMember m : storm) {
+            m.executor().execute(() -> {
                 long t0 = System.nanoTime();
                 router.join(m);
                 longestJoin.accumulateAndGet(System.nanoTime() - t0, Math::max);
@@ -96,8 +95,8 @@ public final class JoinStorm {
         CountDownLatch left = new CountDownLatch(n);
         AtomicLong longestLeave = new AtomicLong();
         start = System.nanoTime();
-        for (Quiet m : storm) {
-            m.loop.execute(() -> {
+        for (DiscardMember m : storm) {
+            m.executor().execute(() -> {
                 long t0 = System.nanoTime();
                 router.leave(m);
                 longestLeave.accumulateAndGet(System.nanoTime() - t0, Math::max);
@@ -118,43 +117,5 @@ public final class JoinStorm {
                         + "\"leaveTickerLateMs\":%.1f,\"delivered\":%d}%n",
                 repeat, n, loops.size(), joinNanos / 1e6, longestJoin.get() / 1e6, joinStall / 1e6,
                 leaveNanos / 1e6, longestLeave.get() / 1e6, leaveStall / 1e6, delivered);
-    }
-
-    /** A member that takes its deliveries and discards them, as a socket write would once sent. */
-    private static final class Quiet implements Member {
-        private final EventExecutor loop;
-        private final Route route;
-        private final ConnectionStats stats = ConnectionStats.startingNow();
-
-        Quiet(EventExecutor loop, Route route) {
-            this.loop = loop;
-            this.route = route;
-        }
-
-        @Override
-        public EventExecutor executor() {
-            return loop;
-        }
-
-        @Override
-        public Route route() {
-            return route;
-        }
-
-        @Override
-        public ConnectionStats stats() {
-            return stats;
-        }
-
-        @Override
-        public boolean deliver(PreparedFrame frame) {
-            frame.content().retainedDuplicate().release();
-            stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
-            return false;
-        }
-
-        @Override
-        public void flush() {
-        }
     }
 }
