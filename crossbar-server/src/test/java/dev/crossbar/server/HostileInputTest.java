@@ -176,8 +176,12 @@ class HostileInputTest {
             String head = c.upgrade("/out/healthy", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits");
             assertTrue(head.startsWith("HTTP/1.1 101"), head);
             assertFalse(head.toLowerCase().contains("sec-websocket-extensions"), head);
+            // The session joins its topic when the handshake has completed, just after the 101 is
+            // written (and, by default, after moving to the topic's home loop): wait for it.
+            await("raw subscriber joined", Duration.ofSeconds(10), () -> relay.server().topics().topics().stream()
+                    .anyMatch(t -> t.key().name().equals("healthy") && t.members().length == 3));
             healthy.check();
-            RawClient.Frame f = c.readFrame(2000);
+            RawClient.Frame f = c.readFrame(5000);
             assertNotNull(f);
             assertEquals(0x1, f.opcode(), "uncompressed text frame, RSV1 clear");
         }
