@@ -18,44 +18,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * How connections end, the same for relay sessions and the statistics socket: the keepalive keeps
- * a client that answers pings, closes one that does not (1001), and nothing follows a close frame.
+ * How connections end: nothing follows a close frame, even on a busy topic. (The keepalive, the
+ * same for relay sessions and the statistics socket, is tested in {@link HostileInputTest} and
+ * {@link StatsSocketKeepaliveTest}.)
  */
 class LifecycleTest {
 
     private static final int MAX_MESSAGE = 64 * 1024;
-
-    /** A short keepalive, so that idle clients are found within a test. */
-    @Nested
-    class Keepalive {
-
-        @RegisterExtension
-        final RelayServerExtension relay = new RelayServerExtension(b -> b
-                .pingInterval(Duration.ofMillis(300))
-                .idleTimeout(Duration.ofMillis(900)));
-
-        @Test
-        void statsSocketReaderThatOnlyAnswersPingsStaysOpen() throws Exception {
-            // The JDK client answers every ping and never sends: what the /stats page and dashboards do.
-            try (JdkClient reader = JdkClient.connect(relay.ws("/ws"));
-                 JdkClient subscriber = JdkClient.connect(relay.ws("/out/cam"))) {
-                Thread.sleep(3000); // more than three idle timeouts
-                assertFalse(reader.closeCode.isDone(), () -> "stats reader closed: " + reader.closeReason.getNow(""));
-                assertFalse(subscriber.closeCode.isDone(), () -> "subscriber closed: " + subscriber.closeReason.getNow(""));
-            }
-        }
-
-        @Test
-        void silentStatsClientIsPingedThenClosedWith1001() throws Exception {
-            try (RawClient silent = new RawClient(relay.port())) {
-                assertTrue(silent.upgrade("/ws").startsWith("HTTP/1.1 101"));
-                RawClient.Frame close = silent.readUntilClose(10_000);
-                assertNotNull(close, "silent stats client was never closed");
-                assertEquals(1001, close.closeCode());
-                assertTrue(close.closeReason().contains("idle"), close.closeReason());
-            }
-        }
-    }
 
     @Nested
     class Closing {
