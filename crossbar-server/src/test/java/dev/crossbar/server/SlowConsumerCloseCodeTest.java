@@ -35,7 +35,10 @@ class SlowConsumerCloseCodeTest {
     /** The default per-client queue (1 MiB): more than the kernel's socket buffers hold for a stalled reader. */
     @RegisterExtension
     final RelayServerExtension relay = new RelayServerExtension(b -> b
-            .slowConsumerPolicy(SlowConsumerPolicy.DISCONNECT).slowConsumerGrace(GRACE));
+            .slowConsumerPolicy(SlowConsumerPolicy.DISCONNECT).slowConsumerGrace(GRACE)
+            // The stalled client never sends: on a slow run the default 30 s keepalive would ping it
+            // and the ping would sit among the stream's messages. Keepalive is tested elsewhere.
+            .pingInterval(Duration.ofMinutes(5)).idleTimeout(Duration.ofMinutes(10)));
 
     private static byte[] message(int seq) {
         byte[] b = new byte[FRAME];
