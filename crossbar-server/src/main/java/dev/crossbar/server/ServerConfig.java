@@ -2,6 +2,8 @@ package dev.crossbar.server;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.replay.ReplayLimits;
+import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.server.auth.AuthConfig;
 import dev.crossbar.server.tls.TlsConfig;
 import dev.crossbar.server.cluster.NatsConfig;
@@ -89,6 +91,8 @@ public final class ServerConfig {
     private final TlsConfig tls;
     private final String nodeName;
     private final NatsConfig nats;
+    private final RoutingTable routing;
+    private final ReplayLimits replayLimits;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -158,6 +162,8 @@ public final class ServerConfig {
                     + " printable characters)");
         }
         this.nats = b.nats;
+        this.routing = requireNonNull(b.routing, "routing");
+        this.replayLimits = requireNonNull(b.replayLimits, "replayLimits");
     }
 
     /** The host name, or {@code crossbar} if it cannot be found: the default node name. */
@@ -364,6 +370,16 @@ public final class ServerConfig {
         return nats;
     }
 
+    /** The stream rules ({@code --route}, {@code --routes}): options per topic, by name. */
+    public RoutingTable routing() {
+        return routing;
+    }
+
+    /** Bounds on what a topic keeps for newcomers ({@code start=last}, {@code start=keyframe}). */
+    public ReplayLimits replayLimits() {
+        return replayLimits;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -393,6 +409,8 @@ public final class ServerConfig {
         private TlsConfig tls = TlsConfig.DISABLED;
         private String nodeName;
         private NatsConfig nats;
+        private RoutingTable routing = RoutingTable.EMPTY;
+        private ReplayLimits replayLimits = ReplayLimits.DEFAULT;
 
         private Builder() {
         }
@@ -425,6 +443,8 @@ public final class ServerConfig {
             tls = c.tls;
             nodeName = c.nodeName;
             nats = c.nats;
+            routing = c.routing;
+            replayLimits = c.replayLimits;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -578,6 +598,16 @@ public final class ServerConfig {
         /** Null (the default) for a node on its own. */
         public Builder nats(NatsConfig v) {
             nats = v;
+            return this;
+        }
+
+        public Builder routing(RoutingTable v) {
+            routing = v;
+            return this;
+        }
+
+        public Builder replayLimits(ReplayLimits v) {
+            replayLimits = v;
             return this;
         }
 

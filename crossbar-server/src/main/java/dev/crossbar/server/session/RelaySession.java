@@ -235,6 +235,23 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         return true;
     }
 
+    /** A replayed message (what the topic kept for newcomers): written whatever the queue holds. */
+    @Override
+    public boolean deliverReplay(PreparedFrame frame) {
+        Channel ch = ctx.channel();
+        if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
+            return false;
+        }
+        writtenBytes += frame.frameLength();
+        ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
+        stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
+        if (needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
+    }
+
     @Override
     public void flush() {
         needsFlush = false;
