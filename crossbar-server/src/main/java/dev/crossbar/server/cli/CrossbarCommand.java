@@ -234,6 +234,7 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .nats(cluster.toNatsConfig())
                 .routing(routing.table())
                 .replayLimits(routing.limits())
+                .latencySendBuffer(routing.latencySendBuffer)
                 .build();
     }
 

@@ -38,6 +38,11 @@ final class RoutingOptions {
                     + "a longer group of pictures is not kept (newcomers start live) (default ${DEFAULT-VALUE}).")
     long keyframeBuffer;
 
+    @Option(names = "--latency-send-buffer", paramLabel = "SIZE", converter = Units.IntBytesConverter.class,
+            defaultValue = "32KiB", description = "max-latency streams: bytes a receiver's socket send buffer holds; "
+                    + "what waits longer waits where stale messages can be skipped (default ${DEFAULT-VALUE}).")
+    int latencySendBuffer;
+
     /** The rules, in order; a bad one throws {@link IllegalArgumentException} naming where it is. */
     RoutingTable table() {
         List<StreamRule> rules = new ArrayList<>(RoutingTable.parseAll(routes));

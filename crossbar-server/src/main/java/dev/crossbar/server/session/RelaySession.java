@@ -7,6 +7,7 @@ import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.route.StreamOptions;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
 import dev.crossbar.server.SlowConsumerPolicy;
@@ -16,6 +17,8 @@ import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -50,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * message. Under the {@code DISCONNECT} policy a receiver still dropping after the grace period is
  * closed (1013). Memory per receiver is at most {@code maxBacklogBytes} and one more message, and
  * queued frames are duplicates of buffers shared by every receiver of the message.
+ *
+ * <p>On a stream with {@code max-latency}, messages beyond {@code latencySocketBytes} in the
+ * channel wait in a {@link LatencyQueue} instead, which skips the receiver forward when they grow
+ * stale; the socket's send buffer is set to the same small size, so the bound holds for what the
+ * relay holds, not only for what it has yet to hand the kernel.
  */
 public final class RelaySession extends ChannelInboundHandlerAdapter implements Member {
 
@@ -65,6 +73,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private final long stallNanos;
     private final SlowConsumerPolicy slowPolicy;
     private final long slowGraceMillis;
+    private final int latencySocketBytes;
 
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private ChannelHandlerContext ctx;
@@ -81,14 +90,18 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /** Bytes the client had taken off its queue when last looked at, and when that last grew. */
     private long drainedBytes;
     private long drainedAtNanos;
+    /** This receiver's own queue on a {@code max-latency} stream; null on others. */
+    private LatencyQueue latency;
 
     /**
      * @param maxQueueBytes   bytes any receiver may have waiting
      * @param maxBacklogBytes bytes a receiver that is still reading may have waiting
      * @param stallNanos      how long without reading makes a receiver stalled
+     * @param latencySocketBytes on {@code max-latency} streams: bytes the channel and the socket's send
+     *                        buffer may each hold for this receiver
      */
     public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, long maxBacklogBytes, long stallNanos,
-                        SlowConsumerPolicy slowPolicy, long slowGraceMillis) {
+                        SlowConsumerPolicy slowPolicy, long slowGraceMillis, int latencySocketBytes) {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.maxQueueBytes = maxQueueBytes;
@@ -96,6 +109,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         this.stallNanos = stallNanos;
         this.slowPolicy = requireNonNull(slowPolicy, "slowPolicy");
         this.slowGraceMillis = slowGraceMillis;
+        this.latencySocketBytes = latencySocketBytes;
     }
 
     @Override
@@ -124,6 +138,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(WebSocketCloseStatus.INTERNAL_SERVER_ERROR, "no route for this connection");
             return;
         }
+        StreamOptions options = router.topics().routing().resolve(client.route().topic());
+        if (options.boundsLatency() && client.route().canReceive()) {
+            boundLatency(ctx.channel(), options);
+        }
         try {
             topic = router.join(this);
         } catch (TopicLimitException e) {
@@ -133,6 +151,17 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
+    }
+
+    /**
+     * Before joining: what waits beyond a small allowance waits in this receiver's own queue. The
+     * options are looked up here from the same table the topic got them from.
+     */
+    private void boundLatency(Channel ch, StreamOptions options) {
+        latency = new LatencyQueue(options.maxLatency().toNanos(), options.start() == StreamOptions.Start.KEYFRAME,
+                maxBacklogBytes);
+        ch.config().setOption(ChannelOption.SO_SNDBUF, latencySocketBytes);
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(latencySocketBytes / 2, latencySocketBytes));
     }
 
     @Override
@@ -152,6 +181,9 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             topic = null;
         }
         cancelSlowTimer();
+        if (latency != null) {
+            latency.clear();
+        }
         ctx.fireChannelInactive();
     }
 
@@ -159,6 +191,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
             cancelSlowTimer();
+            if (latency != null) {
+                recordDropped(latency.skipStale(System.nanoTime(), ctx.alloc()));
+                if (pumpLatencyQueue()) {
+                    flush();
+                }
+            }
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -210,6 +248,11 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
             return false;
         }
+        if (latency != null) {
+            // The frame's publish time stands for now: it was read a moment ago, and costs no clock read.
+            recordDropped(latency.offer(frame.retain(), frame.publishedAtNanos(), ctx.alloc()));
+            return pumpLatencyQueue();
+        }
         int length = frame.frameLength();
         long queued = pendingBytes();
         if (queued <= QUEUE_SLACK_BYTES) {
@@ -256,6 +299,36 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     public void flush() {
         needsFlush = false;
         ctx.flush();
+    }
+
+    /**
+     * Moves frames from the latency queue to the channel while it is writable (below
+     * {@code latencySocketBytes}); the writability event brings the rest.
+     *
+     * @return as {@link #deliver}: whether this left the channel needing a flush it did not need
+     */
+    private boolean pumpLatencyQueue() {
+        boolean wrote = false;
+        Channel ch = ctx.channel();
+        while (!latency.isEmpty() && ch.isWritable()) {
+            PreparedFrame f = latency.poll();
+            writtenBytes += f.frameLength();
+            ctx.write(f.content().retainedDuplicate(), ctx.voidPromise());
+            stats.recordOut(f.payloadLength(), f.publishedAtNanos());
+            f.release();
+            wrote = true;
+        }
+        if (!wrote || needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
+    }
+
+    private void recordDropped(int messages) {
+        for (int i = 0; i < messages; i++) {
+            stats.recordDropped();
+        }
     }
 
     private long pendingBytes() {
