@@ -13,7 +13,7 @@ public record ReplayLimits(int lastValues, long lastValueBytes, long keyframeByt
 
     public static final int DEFAULT_LAST_VALUES = 64;
     public static final long DEFAULT_LAST_VALUE_BYTES = 1024 * 1024;
-    public static final long DEFAULT_KEYFRAME_BYTES = 8L * 1024 * 1024;
+    public static final long DEFAULT_KEYFRAME_BYTES = dev.crossbar.core.video.GopBuffer.DEFAULT_MAX_BYTES;
 
     public static final ReplayLimits DEFAULT =
             new ReplayLimits(DEFAULT_LAST_VALUES, DEFAULT_LAST_VALUE_BYTES, DEFAULT_KEYFRAME_BYTES);
@@ -30,7 +30,7 @@ public record ReplayLimits(int lastValues, long lastValueBytes, long keyframeByt
             case LAST:
                 return new LastValues(lastValues, lastValueBytes);
             case KEYFRAME:
-                return null; // relayed live until the MPEG-TS tracker lands (next commits)
+                return new KeyframeMemory(keyframeBytes);
             default:
                 return null;
         }

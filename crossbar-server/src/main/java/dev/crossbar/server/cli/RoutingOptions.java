@@ -34,12 +34,12 @@ final class RoutingOptions {
     long lastValuesSize;
 
     @Option(names = "--keyframe-buffer", paramLabel = "SIZE", converter = Units.BytesConverter.class,
-            defaultValue = "8MiB", description = "start=keyframe: bytes kept per publisher since its last keyframe; "
+            defaultValue = "4MiB", description = "start=keyframe: bytes kept per publisher since its last keyframe; "
                     + "a longer group of pictures is not kept (newcomers start live) (default ${DEFAULT-VALUE}).")
     long keyframeBuffer;
 
     @Option(names = "--latency-send-buffer", paramLabel = "SIZE", converter = Units.IntBytesConverter.class,
-            defaultValue = "32KiB", description = "max-latency streams: bytes a receiver's socket send buffer holds; "
+            defaultValue = "8KiB", description = "max-latency streams: bytes a receiver's socket send buffer holds; "
                     + "what waits longer waits where stale messages can be skipped (default ${DEFAULT-VALUE}).")
     int latencySendBuffer;
 

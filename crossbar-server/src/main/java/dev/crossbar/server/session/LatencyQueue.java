@@ -38,7 +38,7 @@ final class LatencyQueue {
      * Queues a frame, taking the caller's reference. Returns how many messages were dropped: the
      * frame itself while waiting for a keyframe or over the byte bound, and stale ones skipped.
      */
-    int offer(PreparedFrame frame, long now, ByteBufAllocator alloc) {
+    int offer(PreparedFrame frame, long now, long socketDelayNanos, ByteBufAllocator alloc) {
         if (awaitingKeyframe) {
             if (frame.randomAccess() < 0) {
                 frame.release();
@@ -49,22 +49,27 @@ final class LatencyQueue {
         }
         if (bytes + frame.frameLength() > maxBytes && !frames.isEmpty()) {
             frame.release();
-            return 1 + skipStale(now, alloc);
+            return 1 + skipStale(now, socketDelayNanos, alloc);
         }
         frames.addLast(frame);
         bytes += frame.frameLength();
-        return skipStale(now, alloc);
+        return skipStale(now, socketDelayNanos, alloc);
     }
 
-    /** Drops what has waited longer than the bound, as the class comment says; returns how many. */
-    int skipStale(long now, ByteBufAllocator alloc) {
+    /**
+     * Drops what will have waited longer than the bound by the time the receiver reads it, as the
+     * class comment says; returns how many. {@code socketDelayNanos} is how long a message written
+     * now will wait in the socket's buffers (the receiver's pace estimated by the session).
+     */
+    int skipStale(long now, long socketDelayNanos, ByteBufAllocator alloc) {
+        long limit = maxAgeNanos - socketDelayNanos;
         PreparedFrame head = frames.peekFirst();
-        if (head == null || now - head.publishedAtNanos() <= maxAgeNanos) {
+        if (head == null || now - head.publishedAtNanos() <= limit) {
             return 0;
         }
         int dropped = 0;
         if (!toKeyframe) {
-            while (head != null && now - head.publishedAtNanos() > maxAgeNanos) {
+            while (head != null && now - head.publishedAtNanos() > limit) {
                 drop(frames.pollFirst());
                 dropped++;
                 head = frames.peekFirst();

@@ -92,6 +92,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private long drainedAtNanos;
     /** This receiver's own queue on a {@code max-latency} stream; null on others. */
     private LatencyQueue latency;
+    /** The socket's send buffer as the kernel reports it (Linux doubles what was asked). */
+    private int socketBufferBytes;
+    /** The receiver's pace while the socket was full, bytes per nanosecond; 0: not yet measured. */
+    private double drainRate;
+    private long drainMarkBytes;
+    private long drainMarkNanos;
 
     /**
      * @param maxQueueBytes   bytes any receiver may have waiting
@@ -161,7 +167,33 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         latency = new LatencyQueue(options.maxLatency().toNanos(), options.start() == StreamOptions.Start.KEYFRAME,
                 maxBacklogBytes);
         ch.config().setOption(ChannelOption.SO_SNDBUF, latencySocketBytes);
+        Integer reported = ch.config().getOption(ChannelOption.SO_SNDBUF);
+        socketBufferBytes = reported == null ? latencySocketBytes : reported;
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(latencySocketBytes / 2, latencySocketBytes));
+    }
+
+    /**
+     * How long a message written now waits in the socket before the receiver reads it: the send
+     * buffer over the receiver's pace, as measured the last time the socket was full. Zero until
+     * the socket has been full once (until then nothing has waited there).
+     */
+    private long socketDelayNanos() {
+        return drainRate > 0 ? (long) (socketBufferBytes / drainRate) : 0;
+    }
+
+    /**
+     * The receiver's pace: between the channel becoming unwritable and writable again, the socket
+     * was full and took bytes exactly as fast as the receiver read them.
+     */
+    private void measureDrain(boolean writable) {
+        long now = System.nanoTime();
+        long drained = writtenBytes - pendingBytes();
+        if (writable && drainMarkNanos != 0 && now > drainMarkNanos) {
+            double sample = (double) (drained - drainMarkBytes) / (now - drainMarkNanos);
+            drainRate = drainRate == 0 ? sample : (drainRate + sample) / 2;
+        }
+        drainMarkBytes = drained;
+        drainMarkNanos = now;
     }
 
     @Override
@@ -189,10 +221,14 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (ctx.channel().isWritable()) {
+        boolean writable = ctx.channel().isWritable();
+        if (latency != null) {
+            measureDrain(writable);
+        }
+        if (writable) {
             cancelSlowTimer();
             if (latency != null) {
-                recordDropped(latency.skipStale(System.nanoTime(), ctx.alloc()));
+                recordDropped(latency.skipStale(System.nanoTime(), socketDelayNanos(), ctx.alloc()));
                 if (pumpLatencyQueue()) {
                     flush();
                 }
@@ -250,7 +286,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         if (latency != null) {
             // The frame's publish time stands for now: it was read a moment ago, and costs no clock read.
-            recordDropped(latency.offer(frame.retain(), frame.publishedAtNanos(), ctx.alloc()));
+            recordDropped(latency.offer(frame.retain(), frame.publishedAtNanos(), socketDelayNanos(), ctx.alloc()));
             return pumpLatencyQueue();
         }
         int length = frame.frameLength();
