@@ -52,12 +52,12 @@ public final class ServerConfig {
      */
     public static final int DEFAULT_HOME_LOOP_MEMBERS = 16;
     /**
-     * On {@code max-latency} streams, bytes a receiver's channel and its socket's send buffer may
-     * each hold: small, so what waits longer waits in the relay's own queue, where stale messages
-     * can still be skipped. The kernel doubles it: 16 KiB is a quarter second for a viewer reading
-     * 1 Mbit/s video at half its rate, and allows 2.6 Mbit/s over a 50 ms round trip.
+     * On {@code max-latency} streams, a receiver's socket send buffer: small, so that what waits
+     * waits in the relay's queue, where stale messages can be skipped, not in the kernel. Linux
+     * doubles it; 8 KiB is an eighth of a second for a viewer reading 1 Mbit/s video at half its
+     * rate, and carries 1.3 Mbit/s over a 50 ms round trip (raise it for more).
      */
-    public static final int DEFAULT_LATENCY_SEND_BUFFER = 8 * 1024;
+    public static final int DEFAULT_LATENCY_SEND_BUFFER = 4 * 1024;
     /** Live topics; a connection that would create one more gets 503. */
     public static final int DEFAULT_MAX_TOPICS = 10_000;
     /** Empty: any Origin may connect, as the original crossbar allowed. */

@@ -54,10 +54,10 @@ import org.slf4j.LoggerFactory;
  * closed (1013). Memory per receiver is at most {@code maxBacklogBytes} and one more message, and
  * queued frames are duplicates of buffers shared by every receiver of the message.
  *
- * <p>On a stream with {@code max-latency}, messages beyond {@code latencySocketBytes} in the
- * channel wait in a {@link LatencyQueue} instead, which skips the receiver forward when they grow
- * stale; the socket's send buffer is set to the same small size, so the bound holds for what the
- * relay holds, not only for what it has yet to hand the kernel.
+ * <p>On a stream with {@code max-latency}, messages beyond a few kilobytes in the channel wait in a
+ * {@link LatencyQueue} instead, which skips the receiver forward when they would reach it too late,
+ * counting the time they will still spend in the sockets, from the receiver's measured pace; the
+ * socket's send buffer is made small ({@code latencySocketBytes}), so little is beyond reach.
  */
 public final class RelaySession extends ChannelInboundHandlerAdapter implements Member {
 
@@ -65,6 +65,11 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     /** Pending bytes that still count as an empty queue: Netty adds ~100 bytes per queued write. */
     static final int QUEUE_SLACK_BYTES = 4096;
+    /** On {@code max-latency} streams: what the channel may hold before the latency queue holds it. */
+    static final int LATENCY_CHANNEL_BYTES = 4096;
+    /** A receiver's pace is known after this long with messages waiting, and judged over about this window. */
+    static final long MIN_PACE_SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long PACE_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final Router router;
     private final ChannelGroup sessions;
@@ -92,12 +97,18 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private long drainedAtNanos;
     /** This receiver's own queue on a {@code max-latency} stream; null on others. */
     private LatencyQueue latency;
+    private long maxLatencyNanos;
     /** The socket's send buffer as the kernel reports it (Linux doubles what was asked). */
     private int socketBufferBytes;
     /** The receiver's pace while the socket was full, bytes per nanosecond; 0: not yet measured. */
     private double drainRate;
     private long drainMarkBytes;
     private long drainMarkNanos;
+    /** Whether the latency queue held messages when last looked at: the receiver set the pace since. */
+    private boolean backlogged;
+    private long backlogBytes;
+    private long backlogNanos;
+    private int lastFrameLength;
 
     /**
      * @param maxQueueBytes   bytes any receiver may have waiting
@@ -160,37 +171,52 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     }
 
     /**
-     * Before joining: what waits beyond a small allowance waits in this receiver's own queue. The
-     * options are looked up here from the same table the topic got them from.
+     * Before joining: what waits beyond a few kilobytes waits in this receiver's own queue, and the
+     * socket's send buffer is made small. The options are looked up here from the same table the
+     * topic got them from.
      */
     private void boundLatency(Channel ch, StreamOptions options) {
-        latency = new LatencyQueue(options.maxLatency().toNanos(), options.start() == StreamOptions.Start.KEYFRAME,
-                maxBacklogBytes);
+        maxLatencyNanos = options.maxLatency().toNanos();
+        latency = new LatencyQueue(maxLatencyNanos, options.start() == StreamOptions.Start.KEYFRAME, maxBacklogBytes);
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(LATENCY_CHANNEL_BYTES / 2, LATENCY_CHANNEL_BYTES));
         ch.config().setOption(ChannelOption.SO_SNDBUF, latencySocketBytes);
         Integer reported = ch.config().getOption(ChannelOption.SO_SNDBUF);
         socketBufferBytes = reported == null ? latencySocketBytes : reported;
-        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(latencySocketBytes / 2, latencySocketBytes));
     }
 
     /**
-     * How long a message written now waits in the socket before the receiver reads it: the send
-     * buffer over the receiver's pace, as measured the last time the socket was full. Zero until
-     * the socket has been full once (until then nothing has waited there).
+     * How long a message written now will wait before the receiver has read it: what is ahead of it
+     * (the channel, our socket's buffer as the kernel reports it, and, at the receiver, a message in
+     * its socket and one it is reading) over the receiver's pace. Until the pace is known, half the
+     * bound: a receiver that falls behind in its first moments is not let drift past the bound while
+     * its pace is measured.
      */
-    private long socketDelayNanos() {
-        return drainRate > 0 ? (long) (socketBufferBytes / drainRate) : 0;
+    private long socketDelayNanos(int frameLength) {
+        if (drainRate <= 0) {
+            return maxLatencyNanos / 2;
+        }
+        return (long) ((socketBufferBytes + pendingBytes() + 2L * frameLength) / drainRate);
     }
 
     /**
-     * The receiver's pace: between the channel becoming unwritable and writable again, the socket
-     * was full and took bytes exactly as fast as the receiver read them.
+     * The receiver's pace: while its latency queue holds messages, the channel and the socket are
+     * full and the socket takes bytes exactly as fast as the receiver reads them. Measured over
+     * those periods only, in a window of the last few seconds of them. Called when a message
+     * arrives and when the channel drains, before the queue changes.
      */
-    private void measureDrain(boolean writable) {
+    private void measureDrain() {
         long now = System.nanoTime();
         long drained = writtenBytes - pendingBytes();
-        if (writable && drainMarkNanos != 0 && now > drainMarkNanos) {
-            double sample = (double) (drained - drainMarkBytes) / (now - drainMarkNanos);
-            drainRate = drainRate == 0 ? sample : (drainRate + sample) / 2;
+        if (backlogged) {
+            backlogBytes += drained - drainMarkBytes;
+            backlogNanos += now - drainMarkNanos;
+            if (backlogNanos > MIN_PACE_SAMPLE_NANOS) {
+                drainRate = (double) backlogBytes / backlogNanos;
+                if (backlogNanos > PACE_WINDOW_NANOS) {
+                    backlogBytes /= 2;
+                    backlogNanos /= 2;
+                }
+            }
         }
         drainMarkBytes = drained;
         drainMarkNanos = now;
@@ -221,17 +247,15 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        boolean writable = ctx.channel().isWritable();
-        if (latency != null) {
-            measureDrain(writable);
-        }
-        if (writable) {
+        if (ctx.channel().isWritable()) {
             cancelSlowTimer();
             if (latency != null) {
-                recordDropped(latency.skipStale(System.nanoTime(), socketDelayNanos(), ctx.alloc()));
+                measureDrain();
+                recordDropped(latency.skipStale(System.nanoTime(), socketDelayNanos(lastFrameLength), ctx.alloc()));
                 if (pumpLatencyQueue()) {
                     flush();
                 }
+                backlogged = !latency.isEmpty();
             }
         }
         ctx.fireChannelWritabilityChanged();
@@ -286,8 +310,13 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         if (latency != null) {
             // The frame's publish time stands for now: it was read a moment ago, and costs no clock read.
-            recordDropped(latency.offer(frame.retain(), frame.publishedAtNanos(), socketDelayNanos(), ctx.alloc()));
-            return pumpLatencyQueue();
+            measureDrain();
+            lastFrameLength = frame.frameLength();
+            recordDropped(latency.offer(frame.retain(), frame.publishedAtNanos(), socketDelayNanos(lastFrameLength),
+                    ctx.alloc()));
+            boolean flush = pumpLatencyQueue();
+            backlogged = !latency.isEmpty();
+            return flush;
         }
         int length = frame.frameLength();
         long queued = pendingBytes();

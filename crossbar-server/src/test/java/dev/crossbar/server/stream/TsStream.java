@@ -44,14 +44,15 @@ final class TsStream {
 
     /**
      * MPEG-1 video as jsmpeg plays it, made by ffmpeg now: {@code seconds} of a test pattern at 30
-     * fps, a keyframe every {@code gop} frames, at about {@code kbps}.
+     * fps, a keyframe every {@code gop} frames, at {@code kbps} (constant).
      */
     static byte[] ffmpeg(int seconds, int gop, int kbps) throws IOException, InterruptedException {
         Process p;
         try {
             p = new ProcessBuilder("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
                     "testsrc=size=320x240:rate=30", "-t", Integer.toString(seconds), "-c:v", "mpeg1video",
-                    "-b:v", kbps + "k", "-g", Integer.toString(gop), "-f", "mpegts", "-")
+                    // Constant rate: a test pattern alone compresses to a third of a real camera's stream.
+                    "-b:v", kbps + "k", "-minrate", kbps + "k", "-maxrate", kbps + "k", "-bufsize", kbps / 2 + "k", "-g", Integer.toString(gop), "-f", "mpegts", "-")
                     .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
             throw new AssertionError("ffmpeg is needed (Debian: apt-get install ffmpeg; .ci/run installs it)", e);
