@@ -58,6 +58,11 @@ public final class ServerConfig {
      * rate, and carries 1.3 Mbit/s over a 50 ms round trip (raise it for more).
      */
     public static final int DEFAULT_LATENCY_SEND_BUFFER = 4 * 1024;
+    /**
+     * On {@code slow=backpressure} streams, how long a receiver over its bound may read nothing at
+     * all before it is closed (1013), so a stalled client cannot hold a stream forever.
+     */
+    public static final Duration DEFAULT_BACKPRESSURE_TIMEOUT = Duration.ofSeconds(30);
     /** Live topics; a connection that would create one more gets 503. */
     public static final int DEFAULT_MAX_TOPICS = 10_000;
     /** Empty: any Origin may connect, as the original crossbar allowed. */
@@ -101,6 +106,7 @@ public final class ServerConfig {
     private final RoutingTable routing;
     private final ReplayLimits replayLimits;
     private final int latencySendBuffer;
+    private final Duration backpressureTimeout;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -176,6 +182,7 @@ public final class ServerConfig {
             throw new IllegalArgumentException("latencySendBuffer: " + b.latencySendBuffer + " (expected: >= 4KiB)");
         }
         this.latencySendBuffer = b.latencySendBuffer;
+        this.backpressureTimeout = positive("backpressureTimeout", b.backpressureTimeout);
     }
 
     /** The host name, or {@code crossbar} if it cannot be found: the default node name. */
@@ -397,6 +404,11 @@ public final class ServerConfig {
         return latencySendBuffer;
     }
 
+    /** On {@code slow=backpressure} streams: how long a receiver holding the senders may read nothing. */
+    public Duration backpressureTimeout() {
+        return backpressureTimeout;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -429,6 +441,7 @@ public final class ServerConfig {
         private RoutingTable routing = RoutingTable.EMPTY;
         private ReplayLimits replayLimits = ReplayLimits.DEFAULT;
         private int latencySendBuffer = DEFAULT_LATENCY_SEND_BUFFER;
+        private Duration backpressureTimeout = DEFAULT_BACKPRESSURE_TIMEOUT;
 
         private Builder() {
         }
@@ -464,6 +477,7 @@ public final class ServerConfig {
             routing = c.routing;
             replayLimits = c.replayLimits;
             latencySendBuffer = c.latencySendBuffer;
+            backpressureTimeout = c.backpressureTimeout;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -632,6 +646,11 @@ public final class ServerConfig {
 
         public Builder latencySendBuffer(int v) {
             latencySendBuffer = v;
+            return this;
+        }
+
+        public Builder backpressureTimeout(Duration v) {
+            backpressureTimeout = v;
             return this;
         }
 

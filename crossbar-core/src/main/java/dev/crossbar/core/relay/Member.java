@@ -49,6 +49,13 @@ public interface Member {
         return deliver(frame);
     }
 
+    /**
+     * Stops ({@code true}) or resumes reading this member's messages from its socket, for a
+     * lossless stream whose receivers are behind. Called on {@link #executor()}.
+     */
+    default void holdReading(boolean hold) {
+    }
+
     /** Flushes what {@link #deliver} wrote since the last flush. */
     void flush();
 }

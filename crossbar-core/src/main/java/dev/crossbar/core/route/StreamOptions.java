@@ -12,11 +12,28 @@ import java.util.Locale;
  * @param start      what a member that joins gets before the live messages
  * @param maxLatency a receiver whose oldest queued message is older than this is skipped forward;
  *                   {@link Duration#ZERO} for no bound (the default: drop only over the queue bound)
+ * @param slow       what a receiver that cannot keep up costs: its own messages, or its senders' pace
  */
-public record StreamOptions(Start start, Duration maxLatency) {
+public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
 
     /** Today's behaviour, for streams no rule matches. */
-    public static final StreamOptions DEFAULT = new StreamOptions(Start.LIVE, Duration.ZERO);
+    public static final StreamOptions DEFAULT = new StreamOptions(Start.LIVE, Duration.ZERO, Slow.DROP);
+
+    /** What a receiver that cannot keep up costs. */
+    public enum Slow {
+        /** Its own messages, dropped whole over its bound; nobody else notices. */
+        DROP,
+        /** The stream's senders, which the relay stops reading until it is back under its bound. */
+        BACKPRESSURE;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public StreamOptions(Start start, Duration maxLatency) {
+        this(start, maxLatency, Slow.DROP);
+    }
 
     /** Where a newcomer starts. */
     public enum Start {
@@ -33,8 +50,12 @@ public record StreamOptions(Start start, Duration maxLatency) {
     }
 
     public StreamOptions {
-        if (start == null || maxLatency == null) {
-            throw new IllegalArgumentException("start and maxLatency are required");
+        if (start == null || maxLatency == null || slow == null) {
+            throw new IllegalArgumentException("start, maxLatency and slow are required");
+        }
+        if (slow == Slow.BACKPRESSURE && !maxLatency.isZero()) {
+            throw new IllegalArgumentException("slow=backpressure and max-latency exclude each other "
+                    + "(one waits for the slowest receiver, the other skips it forward)");
         }
         if (maxLatency.isNegative()) {
             throw new IllegalArgumentException("max-latency: " + maxLatency + " (expected: >= 0)");
@@ -52,19 +73,20 @@ public record StreamOptions(Start start, Duration maxLatency) {
 
     /**
      * Parses {@code KEY=VALUE[,KEY=VALUE...]}: {@code start=live|keyframe|last},
-     * {@code max-latency=DURATION} ({@code 500ms}, {@code 2s}).
+     * {@code max-latency=DURATION} ({@code 500ms}, {@code 2s}), {@code slow=drop|backpressure}.
      *
      * @throws IllegalArgumentException naming the key or value that is wrong
      */
     public static StreamOptions parse(String text) {
         Start start = Start.LIVE;
         Duration maxLatency = Duration.ZERO;
+        Slow slow = Slow.DROP;
         List<String> seen = new ArrayList<>();
         for (String pair : text.split(",", -1)) {
             String p = pair.trim();
             int eq = p.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: start, max-latency)");
+                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: start, max-latency, slow)");
             }
             String key = p.substring(0, eq).trim();
             String value = p.substring(eq + 1).trim();
@@ -82,11 +104,28 @@ public record StreamOptions(Start start, Duration maxLatency) {
                         throw new IllegalArgumentException("max-latency=" + value + " (expected: > 0, e.g. 500ms)");
                     }
                     break;
+                case "slow":
+                    slow = parseSlow(value);
+                    break;
                 default:
-                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: start, max-latency)");
+                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: start, max-latency, slow)");
             }
         }
-        return new StreamOptions(start, maxLatency);
+        return new StreamOptions(start, maxLatency, slow);
+    }
+
+    private static Slow parseSlow(String value) {
+        for (Slow s : Slow.values()) {
+            if (s.label().equals(value)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("slow=" + value + " (expected: drop or backpressure)");
+    }
+
+    /** Whether a slow receiver holds the stream's senders back instead of losing messages. */
+    public boolean lossless() {
+        return slow == Slow.BACKPRESSURE;
     }
 
     private static Start parseStart(String value) {
@@ -121,6 +160,9 @@ public record StreamOptions(Start start, Duration maxLatency) {
         StringBuilder b = new StringBuilder("start=").append(start.label());
         if (boundsLatency()) {
             b.append(",max-latency=").append(maxLatency.toMillis()).append("ms");
+        }
+        if (slow != Slow.DROP) {
+            b.append(",slow=").append(slow.label());
         }
         return b.toString();
     }

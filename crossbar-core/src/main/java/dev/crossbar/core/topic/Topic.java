@@ -47,6 +47,8 @@ public final class Topic {
     private final StreamOptions options;
     /** What newcomers get first; null for live-only streams. Guarded by {@code this}. */
     private final StreamMemory memory;
+    /** For {@code slow=backpressure}: who holds the senders back; null otherwise. */
+    private final HoldBack holdBack;
     private final long createdAtMillis = System.currentTimeMillis();
     /** Every member, in join order. Guarded by {@code this}. */
     private final Set<Member> members = new LinkedHashSet<>();
@@ -76,6 +78,12 @@ public final class Topic {
         this.rule = rule;
         this.options = requireNonNull(options, "options");
         this.memory = memory;
+        this.holdBack = options.lossless() ? new HoldBack(this) : null;
+    }
+
+    /** For a {@code slow=backpressure} stream, who holds its senders back; null for others. */
+    public HoldBack holdBack() {
+        return holdBack;
     }
 
     /** The routing rule this topic follows, or null when none matched (the default options). */
@@ -160,6 +168,9 @@ public final class Topic {
                 receivers++;
             }
             stale = true;
+            if (holdBack != null) {
+                holdBack.joined(member);
+            }
             if (memory != null && member.route().canReceive()) {
                 return memory.replay();
             }
@@ -182,6 +193,9 @@ public final class Topic {
             departedDropped += s.dropped();
             departedRefused += s.refused();
             stale = true;
+            if (holdBack != null) {
+                holdBack.left(member);
+            }
             if (memory != null) {
                 memory.forget(member);
                 if (members.isEmpty()) {

@@ -97,7 +97,7 @@ class RoutingTableTest {
         assertMessage("--route #1: pattern 'cam/*' must start with / (e.g. /cam/*)", "cam/*:start=last");
         assertMessage("--route #1: pattern '/cam/x*' : '*' and '**' must be whole segments, not part of 'x*'"
                 .replace("' :", "':"), "/cam/x*:start=last");
-        assertMessage("--route #1: unknown option 'rate' (keys: start, max-latency)", "/cam/*:rate=5");
+        assertMessage("--route #1: unknown option 'rate' (keys: start, max-latency, slow)", "/cam/*:rate=5");
         assertMessage("--route #1: 'start' given twice", "/cam/*:start=last,start=keyframe");
         assertMessage("--route #1: 'soon' is not a duration (e.g. 500ms, 2s, 1m)", "/cam/*:max-latency=soon");
         assertMessage("--route #1: max-latency=0ms (expected: > 0, e.g. 500ms)", "/cam/*:max-latency=0ms");

@@ -235,6 +235,7 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .routing(routing.table())
                 .replayLimits(routing.limits())
                 .latencySendBuffer(routing.latencySendBuffer)
+                .backpressureTimeout(routing.backpressureTimeout)
                 .build();
     }
 

@@ -44,6 +44,11 @@ final class RoutingOptions {
                     + "(default ${DEFAULT-VALUE}: 1.3 Mbit/s at 50 ms).")
     int latencySendBuffer;
 
+    @Option(names = "--backpressure-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "30s", description = "slow=backpressure streams: a receiver holding the senders back that reads "
+                    + "nothing for this long is closed with 1013 (default ${DEFAULT-VALUE}).")
+    java.time.Duration backpressureTimeout;
+
     /** The rules, in order; a bad one throws {@link IllegalArgumentException} naming where it is. */
     RoutingTable table() {
         List<StreamRule> rules = new ArrayList<>(RoutingTable.parseAll(routes));

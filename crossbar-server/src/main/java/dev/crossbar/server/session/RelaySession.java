@@ -79,6 +79,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private final SlowConsumerPolicy slowPolicy;
     private final long slowGraceMillis;
     private final int latencySocketBytes;
+    private final long backpressureTimeoutNanos;
 
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private ChannelHandlerContext ctx;
@@ -109,16 +110,22 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private long backlogBytes;
     private long backlogNanos;
     private int lastFrameLength;
+    /** On a {@code slow=backpressure} stream: who this receiver holds back when over its bound; else null. */
+    private dev.crossbar.core.topic.HoldBack holdBack;
+    /** While this receiver holds the senders: checks it still reads. */
+    private ScheduledFuture<?> stallWatch;
 
     /**
      * @param maxQueueBytes   bytes any receiver may have waiting
      * @param maxBacklogBytes bytes a receiver that is still reading may have waiting
      * @param stallNanos      how long without reading makes a receiver stalled
-     * @param latencySocketBytes on {@code max-latency} streams: bytes the channel and the socket's send
-     *                        buffer may each hold for this receiver
+     * @param latencySocketBytes on {@code max-latency} streams: the socket's send buffer
+     * @param backpressureTimeoutNanos on {@code slow=backpressure} streams: how long a receiver that holds
+     *                        the senders back may read nothing before it is closed
      */
     public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, long maxBacklogBytes, long stallNanos,
-                        SlowConsumerPolicy slowPolicy, long slowGraceMillis, int latencySocketBytes) {
+                        SlowConsumerPolicy slowPolicy, long slowGraceMillis, int latencySocketBytes,
+                        long backpressureTimeoutNanos) {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.maxQueueBytes = maxQueueBytes;
@@ -127,6 +134,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         this.slowPolicy = requireNonNull(slowPolicy, "slowPolicy");
         this.slowGraceMillis = slowGraceMillis;
         this.latencySocketBytes = latencySocketBytes;
+        this.backpressureTimeoutNanos = backpressureTimeoutNanos;
     }
 
     @Override
@@ -159,12 +167,19 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (options.boundsLatency() && client.route().canReceive()) {
             boundLatency(ctx.channel(), options);
         }
+        if (options.lossless() && client.route().canReceive()) {
+            // Over the bound, Netty's writability turns false: the signal to hold the senders back.
+            ctx.channel().config().setWriteBufferWaterMark(new WriteBufferWaterMark(maxQueueBytes / 2, maxQueueBytes));
+        }
         try {
             topic = router.join(this);
         } catch (TopicLimitException e) {
             // Lost a race with another new topic after the gate admitted us.
             close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
             return;
+        }
+        if (options.lossless() && client.route().canReceive()) {
+            holdBack = topic.holdBack();
         }
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
@@ -239,6 +254,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             topic = null;
         }
         cancelSlowTimer();
+        cancelStallWatch();
         if (latency != null) {
             latency.clear();
         }
@@ -247,6 +263,9 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (holdBack != null) {
+            holdOrRelease(ctx.channel().isWritable());
+        }
         if (ctx.channel().isWritable()) {
             cancelSlowTimer();
             if (latency != null) {
@@ -318,6 +337,9 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             backlogged = !latency.isEmpty();
             return flush;
         }
+        if (holdBack != null) {
+            return deliverLossless(frame);
+        }
         int length = frame.frameLength();
         long queued = pendingBytes();
         if (queued <= QUEUE_SLACK_BYTES) {
@@ -341,6 +363,68 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         needsFlush = true;
         return true;
+    }
+
+    /**
+     * On a lossless stream: never drop. Local senders stop being read once this receiver is over its
+     * bound, so what is queued stays near it; messages from other nodes cannot be held back that
+     * way, and a receiver that lets more than {@code maxBacklogBytes} pile up is closed (1013)
+     * rather than losing any of them.
+     */
+    private boolean deliverLossless(PreparedFrame frame) {
+        if (pendingBytes() + frame.frameLength() > maxBacklogBytes && pendingBytes() > QUEUE_SLACK_BYTES) {
+            close(CloseCodes.TRY_AGAIN_LATER, "lossless stream: more than " + maxBacklogBytes
+                    + " bytes waiting for this client (from other nodes, which cannot be held back)");
+            return false;
+        }
+        writtenBytes += frame.frameLength();
+        ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
+        stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
+        if (needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
+    }
+
+    /** Over its bound (not writable), this receiver holds the senders back, and is watched for a stall. */
+    private void holdOrRelease(boolean writable) {
+        if (writable) {
+            holdBack.release(this);
+            cancelStallWatch();
+        } else {
+            holdBack.hold(this);
+            if (stallWatch == null) {
+                long period = Math.max(1, backpressureTimeoutNanos / 4);
+                long[] last = {writtenBytes - pendingBytes(), System.nanoTime()};
+                stallWatch = ctx.executor().scheduleAtFixedRate(() -> {
+                    long drained = writtenBytes - pendingBytes();
+                    long now = System.nanoTime();
+                    if (drained > last[0]) {
+                        last[0] = drained;
+                        last[1] = now;
+                    } else if (now - last[1] >= backpressureTimeoutNanos) {
+                        cancelStallWatch();
+                        close(CloseCodes.TRY_AGAIN_LATER, "stalled: read nothing for "
+                                + TimeUnit.NANOSECONDS.toSeconds(backpressureTimeoutNanos)
+                                + "s of a lossless stream, holding its senders back");
+                    }
+                }, period, period, TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    private void cancelStallWatch() {
+        if (stallWatch != null) {
+            stallWatch.cancel(false);
+            stallWatch = null;
+        }
+    }
+
+    /** Stops or resumes reading this client's messages (a lossless stream's receivers are behind). */
+    @Override
+    public void holdReading(boolean hold) {
+        ctx.channel().config().setAutoRead(!hold);
     }
 
     /** A replayed message (what the topic kept for newcomers): written whatever the queue holds. */
@@ -449,6 +533,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /** Starts the closing handshake (see {@link ConnectionLifecycle#close}); deliveries stop now. */
     public void close(WebSocketCloseStatus status, String reason) {
         cancelSlowTimer();
+        cancelStallWatch();
+        if (holdBack != null) {
+            holdBack.release(this); // closing: it reads nothing more, and must not hold the others
+        }
         lifecycle.close(status, reason);
     }
 }

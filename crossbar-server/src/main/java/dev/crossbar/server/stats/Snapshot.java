@@ -68,8 +68,14 @@ public record Snapshot(String node, String time, String startedAt, double uptime
      * @param maxLatencyMs the {@code max-latency} bound, or null
      * @param held what it keeps for newcomers now (messages, bytes; for video the stream's format and
      *             the current group of pictures), or null when it keeps nothing
+     * @param slow {@code drop} or {@code backpressure}
+     * @param heldBackSeconds for {@code slow=backpressure}: how long its senders have been held back in
+     *             all; null for other streams
+     * @param heldBackBy for {@code slow=backpressure}: per connection id present, how long it has held
+     *             the senders back (seconds); null for other streams
      */
-    public record StreamView(String rule, String source, String start, Long maxLatencyMs, Map<String, Object> held) {
+    public record StreamView(String rule, String source, String start, Long maxLatencyMs, Map<String, Object> held,
+                             String slow, Double heldBackSeconds, Map<String, Double> heldBackBy) {
     }
 
     /** The original crossbar's per-direction stats: time since last message, mean size, messages per second. */

@@ -9,6 +9,7 @@ import dev.crossbar.core.stats.Traffic;
 import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.route.StreamOptions;
 import dev.crossbar.core.route.StreamRule;
+import dev.crossbar.core.topic.HoldBack;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
@@ -26,7 +27,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.IntSupplier;
 
 /**
@@ -213,8 +216,25 @@ final class Snapshotter {
     private static StreamView streamView(Topic topic, long nowNanos) {
         StreamRule rule = topic.rule();
         StreamOptions o = topic.options();
+        HoldBack hold = topic.holdBack();
+        Double heldSeconds = null;
+        Map<String, Double> heldBy = null;
+        if (hold != null) {
+            heldSeconds = seconds(hold.heldNanos(nowNanos));
+            heldBy = new LinkedHashMap<>();
+            for (Map.Entry<Member, Long> e : hold.heldByMember(nowNanos).entrySet()) {
+                if (e.getKey() instanceof RelaySession session) {
+                    heldBy.put(session.channel().id().asShortText(), seconds(e.getValue()));
+                }
+            }
+        }
         return new StreamView(rule == null ? null : rule.describe(), rule == null ? null : rule.source(),
-                o.start().label(), o.boundsLatency() ? o.maxLatency().toMillis() : null, topic.memoryState(nowNanos));
+                o.start().label(), o.boundsLatency() ? o.maxLatency().toMillis() : null, topic.memoryState(nowNanos),
+                o.slow().label(), heldSeconds, heldBy);
+    }
+
+    private static double seconds(long nanos) {
+        return Math.round(nanos / 1e7) / 100.0;
     }
 
     /** As the original crossbar named topics: {@code /out/<t>} for both ends of a 1:N stream, the path for N:N. */

@@ -88,7 +88,8 @@ class MaxLatencyTest {
                     c = fromKeyframe.get(digest(data, 0));
                 }
                 if (c == null) {
-                    throw new AssertionError("a message that is neither a chunk nor a chunk from a keyframe on");
+                    throw new AssertionError("a message that is neither a chunk nor a chunk from a keyframe on: "
+                            + data.length + " bytes, keyframe first: " + TsStream.isRandomAccess(data, 0));
                 }
                 seen.add(new Seen(now, c, TsStream.isRandomAccess(data, 0)));
             });
@@ -168,6 +169,13 @@ class MaxLatencyTest {
                     RawClient.Frame f = client.readFrame(1000);
                     if (f == null) {
                         continue;
+                    }
+                    if (f.opcode() == 0x9) {
+                        client.send(RawClient.frame(0x8A, f.payload(), true)); // the relay's keepalive: pong
+                        continue;
+                    }
+                    if (f.opcode() == 0x8) {
+                        throw new AssertionError("closed by the relay: " + f.closeCode() + " " + f.closeReason());
                     }
                     onMessage.accept(f.payload(), System.nanoTime());
                     read += f.payload().length + 4;
