@@ -173,6 +173,30 @@ public final class Router implements RemoteDelivery {
         return receivers;
     }
 
+    @Override
+    public void holdBack(TopicKey key, String node, boolean held) {
+        Topic topic = topics.get(key);
+        HoldBack hold = topic == null ? null : topic.holdBack();
+        if (hold == null) {
+            return; // no such stream here, or not a lossless one: nothing to hold
+        }
+        if (held) {
+            hold.holdFor(node);
+        } else {
+            hold.releaseFor(node);
+        }
+    }
+
+    @Override
+    public void expireHolds(long maxAgeNanos) {
+        for (Topic topic : topics.topics()) {
+            HoldBack hold = topic.holdBack();
+            if (hold != null) {
+                hold.expireRemote(maxAgeNanos);
+            }
+        }
+    }
+
     /** Bytes of fan-out work queued across all loops, for metrics. */
     public long backlogBytes() {
         return fanOut.backlogBytes();

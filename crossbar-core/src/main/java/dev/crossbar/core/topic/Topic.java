@@ -74,11 +74,17 @@ public final class Topic {
     }
 
     Topic(TopicKey key, StreamRule rule, StreamOptions options, StreamMemory memory) {
+        this(key, rule, options, memory, dev.crossbar.core.broker.Broker.LOCAL);
+    }
+
+    /** As above; {@code broker} hears when this node's receivers hold a lossless stream back. */
+    Topic(TopicKey key, StreamRule rule, StreamOptions options, StreamMemory memory,
+          dev.crossbar.core.broker.Broker broker) {
         this.key = requireNonNull(key, "key");
         this.rule = rule;
         this.options = requireNonNull(options, "options");
         this.memory = memory;
-        this.holdBack = options.lossless() ? new HoldBack(this) : null;
+        this.holdBack = options.lossless() ? new HoldBack(this, held -> broker.holdBack(key, held)) : null;
     }
 
     /** For a {@code slow=backpressure} stream, who holds its senders back; null for others. */

@@ -120,7 +120,7 @@ public final class TopicRegistry {
         if (rule == null) {
             return new Topic(key);
         }
-        return new Topic(key, rule, rule.options(), replayLimits.memoryFor(rule.options()));
+        return new Topic(key, rule, rule.options(), replayLimits.memoryFor(rule.options()), broker);
     }
 
     /** Removes the member; the topic goes with its last member. Safe to call more than once. */

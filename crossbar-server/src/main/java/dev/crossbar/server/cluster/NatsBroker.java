@@ -73,7 +73,11 @@ public final class NatsBroker implements Broker, AutoCloseable {
         CLOSED
     }
 
-    private sealed interface Op permits Publish, Interest {
+    private sealed interface Op permits Publish, Interest, Hold {
+    }
+
+    /** This node's receivers of a lossless topic hold it back, or no longer do. */
+    private record Hold(TopicKey key, boolean held) implements Op {
     }
 
     private record Publish(TopicKey key, boolean text, ByteBuf payload, int cost) implements Op {
@@ -116,6 +120,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
 
     // Engine thread only.
     private Dispatcher dispatcher;
+    private HoldSignals holds;
     private final Map<TopicKey, TopicSubscription> subscriptions = new HashMap<>();
     private final Map<TopicKey, OutStream> outStreams = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -197,6 +202,11 @@ public final class NatsBroker implements Broker, AutoCloseable {
     }
 
     @Override
+    public void holdBack(TopicKey topic, boolean held) {
+        ops.add(new Hold(topic, held));
+    }
+
+    @Override
     public void publish(TopicKey topic, boolean text, ByteBuf payload) {
         int cost = payload.readableBytes() + MESSAGE_OVERHEAD_BYTES;
         long before = queuedBytes.getAndAdd(cost);
@@ -230,7 +240,10 @@ public final class NatsBroker implements Broker, AutoCloseable {
                     send(c, p);
                 } else if (op instanceof Interest i) {
                     changeInterest(i);
+                } else if (op instanceof Hold h) {
+                    holds.changed(c, h.key(), h.held());
                 }
+                holds.tick(c, delivery);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -261,6 +274,9 @@ public final class NatsBroker implements Broker, AutoCloseable {
                 // Bounded in bytes, not in count: what the dispatcher cannot hold is dropped by the
                 // client and shows up here as a gap in a stream's sequence, counted as lost.
                 dispatcher.setPendingLimits(-1, config.maxPendingBytes());
+                RemoteDelivery d = delivery;
+                dispatcher.subscribe(HoldSignals.SUBJECT, m -> HoldSignals.onMessage(m, d));
+                holds = new HoldSignals(nodeName);
                 for (TopicKey key : wanted.keySet()) {
                     changeInterest(new Interest(key, true));
                 }

@@ -222,9 +222,11 @@ final class Snapshotter {
         if (hold != null) {
             heldSeconds = seconds(hold.heldNanos(nowNanos));
             heldBy = new LinkedHashMap<>();
-            for (Map.Entry<Member, Long> e : hold.heldByMember(nowNanos).entrySet()) {
+            for (Map.Entry<Object, Long> e : hold.heldBy(nowNanos).entrySet()) {
                 if (e.getKey() instanceof RelaySession session) {
                     heldBy.put(session.channel().id().asShortText(), seconds(e.getValue()));
+                } else if (e.getKey() instanceof String node) {
+                    heldBy.put("node " + node, seconds(e.getValue()));
                 }
             }
         }
