@@ -12,6 +12,10 @@ import org.slf4j.LoggerFactory;
  * from when it connected: a client that sends half a request (slowloris) or none at all holds a
  * socket for at most this long. Netty's own handshake timeout only starts once a whole request has
  * arrived, which is too late for that case. The session removes this handler on upgrade.
+ *
+ * <p>On a connection kept open between HTTP requests ({@link HttpKeepAlive}) the timer restarts
+ * after each response with the idle timeout ({@link #restartIdle}); when that one fires, the
+ * connection was merely idle, and is closed without counting a failed handshake.
  */
 public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
 
@@ -20,6 +24,7 @@ public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
     private final long timeoutMillis;
     private final HandshakeFailures failures;
     private ScheduledFuture<?> timer;
+    private ChannelHandlerContext ctx;
 
     public HandshakeTimeout(long timeoutMillis) {
         this(timeoutMillis, new HandshakeFailures());
@@ -33,6 +38,7 @@ public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
         if (ctx.channel().isActive()) {
             start(ctx);
         }
@@ -54,6 +60,23 @@ public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
                 }
             }, timeoutMillis, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /**
+     * Restarts the timer after an HTTP response on a connection that stays open: it now waits at
+     * most {@code idleMillis} for its next request or upgrade. Call on the channel's event loop.
+     */
+    public void restartIdle(long idleMillis) {
+        if (ctx == null || ctx.isRemoved() || !ctx.channel().isActive()) {
+            return;
+        }
+        cancel();
+        timer = ctx.executor().schedule(() -> {
+            if (ctx.channel().isActive()) {
+                log.debug("{} idle HTTP connection: no request within {} ms; closing", ctx.channel(), idleMillis);
+                ctx.close();
+            }
+        }, idleMillis, TimeUnit.MILLISECONDS);
     }
 
     @Override
