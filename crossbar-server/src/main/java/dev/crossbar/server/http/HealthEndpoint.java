@@ -8,9 +8,10 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.function.Supplier;
 
 /**
- * {@code /healthz}: 200 {@code ok} while the relay is serving; 503 {@code degraded: <why>} while a
- * part it depends on (the cluster link) is down, though local relaying goes on. Holds no per-channel
- * state, so one instance serves every channel.
+ * {@code /healthz}: 200 {@code ok} while the relay is serving; 503 {@code degraded: <why>} while an
+ * event loop has stopped moving messages (its liveness probe is overdue: which loop, since when) or
+ * a part the relay depends on (the cluster link) is down. Holds no per-channel state, so one
+ * instance serves every channel.
  */
 public final class HealthEndpoint implements HttpEndpoint {
 
