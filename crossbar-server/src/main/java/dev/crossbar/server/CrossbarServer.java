@@ -174,8 +174,16 @@ public final class CrossbarServer implements AutoCloseable {
         } catch (Exception e) {
             throw new StartException("cannot listen on " + describe(config.listen()) + ": " + e.getMessage(), e);
         }
-        log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes)",
-                describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes());
+        if (config.adminListen() != null) {
+            bindAdmin(admin);
+        }
+        // One line that says where to look: statistics, metrics and health, on the admin address if any.
+        String look = adminChannel != null ? url("http", (InetSocketAddress) adminChannel.localAddress())
+                : url(tls != null ? "https" : "http", localAddress());
+        log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes); "
+                        + "statistics {}/stats, metrics {}/metrics, health {}/healthz",
+                describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes(),
+                look, look, look);
         if (tls != null) {
             log.info("TLS on ({}): wss:// and https:// only; certificate {} expires {}", tls.providerName(),
                     tls.certificate().getSubjectX500Principal().getName(), tls.certificate().getNotAfter().toInstant());
@@ -183,9 +191,13 @@ public final class CrossbarServer implements AutoCloseable {
         if (access != null) {
             log.info("Access control on: {}", config.auth());
         }
-        if (config.adminListen() != null) {
-            bindAdmin(admin);
-        }
+    }
+
+    /** {@code scheme://host:port} for a bound address; a wildcard address is shown as localhost. */
+    private static String url(String scheme, InetSocketAddress a) {
+        String host = a.getAddress() != null && a.getAddress().isAnyLocalAddress() ? "localhost"
+                : a.getAddress() instanceof java.net.Inet6Address ? "[" + a.getHostString() + "]" : a.getHostString();
+        return scheme + "://" + host + ":" + a.getPort();
     }
 
     /** Null while healthy; otherwise why /healthz answers 503: stuck event loops, then the cluster link. */
@@ -223,8 +235,6 @@ public final class CrossbarServer implements AutoCloseable {
             throw new StartException("cannot listen on admin address " + describe(config.adminListen()) + ": "
                     + e.getMessage(), e);
         }
-        log.info("Crossbar statistics and metrics on {} (/stats, /ws, /metrics, /healthz)",
-                describe((InetSocketAddress) adminChannel.localAddress()));
     }
 
     private static InetSocketAddress resolve(InetSocketAddress listen) {
