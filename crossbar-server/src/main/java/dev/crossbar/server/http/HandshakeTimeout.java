@@ -25,6 +25,9 @@ public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
     private final HandshakeFailures failures;
     private ScheduledFuture<?> timer;
     private ChannelHandlerContext ctx;
+    /** 0 until the first kept-alive response; then the idle HTTP connection timeout. */
+    private long idleNanos;
+    private long lastResponseNanos;
 
     public HandshakeTimeout(long timeoutMillis) {
         this(timeoutMillis, new HandshakeFailures());
@@ -52,31 +55,46 @@ public final class HandshakeTimeout extends ChannelInboundHandlerAdapter {
 
     private void start(ChannelHandlerContext ctx) {
         if (timer == null) {
-            timer = ctx.executor().schedule(() -> {
-                if (ctx.channel().isActive()) {
-                    log.debug("{} no WebSocket upgrade within {} ms; closing", ctx.channel(), timeoutMillis);
-                    failures.record(HandshakeFailures.Reason.TIMEOUT);
-                    ctx.close();
-                }
-            }, timeoutMillis, TimeUnit.MILLISECONDS);
+            timer = ctx.executor().schedule(this::expired, timeoutMillis, TimeUnit.MILLISECONDS);
         }
     }
 
     /**
-     * Restarts the timer after an HTTP response on a connection that stays open: it now waits at
-     * most {@code idleMillis} for its next request or upgrade. Call on the channel's event loop.
+     * Notes an HTTP response on a connection that stays open: from now on it waits at most
+     * {@code idleMillis} after its latest response for its next request or upgrade. Call on the
+     * channel's event loop. Cheap per response: the first call re-arms the timer, later ones only
+     * note the time, and the timer, when it fires, re-arms itself for whatever is left.
      */
     public void restartIdle(long idleMillis) {
-        if (ctx == null || ctx.isRemoved() || !ctx.channel().isActive()) {
+        if (ctx == null || ctx.isRemoved()) {
             return;
         }
-        cancel();
-        timer = ctx.executor().schedule(() -> {
-            if (ctx.channel().isActive()) {
-                log.debug("{} idle HTTP connection: no request within {} ms; closing", ctx.channel(), idleMillis);
-                ctx.close();
-            }
-        }, idleMillis, TimeUnit.MILLISECONDS);
+        lastResponseNanos = System.nanoTime();
+        if (idleNanos == 0) {
+            idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMillis);
+            cancel();
+            timer = ctx.executor().schedule(this::expired, idleNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void expired() {
+        if (!ctx.channel().isActive() || ctx.isRemoved()) {
+            return;
+        }
+        if (idleNanos == 0) {
+            log.debug("{} no WebSocket upgrade within {} ms; closing", ctx.channel(), timeoutMillis);
+            failures.record(HandshakeFailures.Reason.TIMEOUT);
+            ctx.close();
+            return;
+        }
+        long left = lastResponseNanos + idleNanos - System.nanoTime();
+        if (left > 0) {
+            timer = ctx.executor().schedule(this::expired, left, TimeUnit.NANOSECONDS);
+        } else {
+            log.debug("{} idle HTTP connection: no request within {} ms of the last response; closing",
+                    ctx.channel(), TimeUnit.NANOSECONDS.toMillis(idleNanos));
+            ctx.close();
+        }
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.crossbar.server.http;
 
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -52,6 +52,8 @@ public final class HttpKeepAlive extends ChannelDuplexHandler {
     private boolean closing;
     private boolean pausedReading;
     private boolean removed;
+    /** The connection's handshake timer, which becomes its idle timer (none in some tests). */
+    private HandshakeTimeout timeout;
 
     /** @param idleTimeoutMillis how long an open connection may wait for its next request */
     public HttpKeepAlive(long idleTimeoutMillis) {
@@ -59,6 +61,11 @@ public final class HttpKeepAlive extends ChannelDuplexHandler {
             throw new IllegalArgumentException("idleTimeoutMillis: " + idleTimeoutMillis + " (expected: > 0)");
         }
         this.idleTimeoutMillis = idleTimeoutMillis;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        timeout = ctx.pipeline().get(HandshakeTimeout.class);
     }
 
     @Override
@@ -107,11 +114,17 @@ public final class HttpKeepAlive extends ChannelDuplexHandler {
             return;
         }
         answering = false;
-        boolean close = closing;
-        ChannelPromise written = promise.unvoid();
-        ctx.write(msg, written);
-        written.addListener((ChannelFuture f) -> answered(ctx, close, f.isSuccess()));
-        if (!close && !waiting.isEmpty()) {
+        if (closing) {
+            ChannelPromise written = promise.unvoid();
+            ctx.write(msg, written);
+            written.addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ctx.write(msg, promise);
+        if (timeout != null) {
+            timeout.restartIdle(idleTimeoutMillis);
+        }
+        if (!waiting.isEmpty()) {
             // Not from inside this write: the next request goes on once this call has returned.
             ctx.executor().execute(() -> next(ctx));
         }
@@ -128,17 +141,6 @@ public final class HttpKeepAlive extends ChannelDuplexHandler {
         } else {
             closing = true;
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        }
-    }
-
-    private void answered(ChannelHandlerContext ctx, boolean close, boolean success) {
-        if (close || !success) {
-            ctx.close();
-        } else if (!removed) {
-            HandshakeTimeout timeout = ctx.pipeline().get(HandshakeTimeout.class);
-            if (timeout != null) {
-                timeout.restartIdle(idleTimeoutMillis);
-            }
         }
     }
 
