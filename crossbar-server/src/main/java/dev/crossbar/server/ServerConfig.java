@@ -26,6 +26,15 @@ public final class ServerConfig {
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_PING_INTERVAL = Duration.ofSeconds(30);
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * How long an HTTP connection kept open after a response ({@code /healthz}, {@code /metrics},
+     * {@code /stats}) may wait for its next request: longer than a 15 s Prometheus scrape interval.
+     */
+    public static final Duration DEFAULT_HTTP_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** How often a probe message goes through the fan-out to each event loop (see {@code /healthz}). */
+    public static final Duration DEFAULT_HEALTH_PROBE_INTERVAL = Duration.ofSeconds(1);
+    /** A probe older than this still not delivered on its event loop makes {@code /healthz} answer 503. */
+    public static final Duration DEFAULT_HEALTH_MAX_PROBE_AGE = Duration.ofSeconds(5);
     /** Bytes a client may have queued behind the message it is receiving before its messages drop. */
     public static final int DEFAULT_MAX_CLIENT_QUEUE_BYTES = 1024 * 1024;
     public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = 64L * 1024 * 1024;
@@ -86,6 +95,9 @@ public final class ServerConfig {
     private final Duration handshakeTimeout;
     private final Duration pingInterval;
     private final Duration idleTimeout;
+    private final Duration httpIdleTimeout;
+    private final Duration healthProbeInterval;
+    private final Duration healthMaxProbeAge;
     private final int maxClientQueueBytes;
     private final long maxLoopBacklogBytes;
     private final SlowConsumerPolicy slowConsumerPolicy;
@@ -133,6 +145,14 @@ public final class ServerConfig {
         if (idleTimeout.compareTo(pingInterval) <= 0) {
             throw new IllegalArgumentException("idleTimeout: " + idleTimeout
                     + " (expected: > pingInterval " + pingInterval + ")");
+        }
+        this.httpIdleTimeout = positive("httpIdleTimeout", b.httpIdleTimeout);
+        this.healthProbeInterval = positive("healthProbeInterval", b.healthProbeInterval);
+        this.healthMaxProbeAge = positive("healthMaxProbeAge", b.healthMaxProbeAge);
+        // A healthy loop's last probe is up to one interval old; twice that leaves room for jitter.
+        if (healthMaxProbeAge.compareTo(healthProbeInterval.multipliedBy(2)) < 0) {
+            throw new IllegalArgumentException("healthMaxProbeAge: " + healthMaxProbeAge
+                    + " (expected: >= 2 x healthProbeInterval " + healthProbeInterval + ")");
         }
         this.maxClientQueueBytes = positive("maxClientQueueBytes", b.maxClientQueueBytes);
         if (b.maxLoopBacklogBytes <= 0) {
@@ -300,6 +320,21 @@ public final class ServerConfig {
         return idleTimeout;
     }
 
+    /** See {@link #DEFAULT_HTTP_IDLE_TIMEOUT}. */
+    public Duration httpIdleTimeout() {
+        return httpIdleTimeout;
+    }
+
+    /** See {@link #DEFAULT_HEALTH_PROBE_INTERVAL}. */
+    public Duration healthProbeInterval() {
+        return healthProbeInterval;
+    }
+
+    /** See {@link #DEFAULT_HEALTH_MAX_PROBE_AGE}. */
+    public Duration healthMaxProbeAge() {
+        return healthMaxProbeAge;
+    }
+
     public int maxClientQueueBytes() {
         return maxClientQueueBytes;
     }
@@ -421,6 +456,9 @@ public final class ServerConfig {
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Duration pingInterval = DEFAULT_PING_INTERVAL;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
+        private Duration healthProbeInterval = DEFAULT_HEALTH_PROBE_INTERVAL;
+        private Duration healthMaxProbeAge = DEFAULT_HEALTH_MAX_PROBE_AGE;
         private int maxClientQueueBytes = DEFAULT_MAX_CLIENT_QUEUE_BYTES;
         private long maxLoopBacklogBytes = DEFAULT_MAX_LOOP_BACKLOG_BYTES;
         private SlowConsumerPolicy slowConsumerPolicy = DEFAULT_SLOW_CONSUMER_POLICY;
@@ -457,6 +495,9 @@ public final class ServerConfig {
             handshakeTimeout = c.handshakeTimeout;
             pingInterval = c.pingInterval;
             idleTimeout = c.idleTimeout;
+            httpIdleTimeout = c.httpIdleTimeout;
+            healthProbeInterval = c.healthProbeInterval;
+            healthMaxProbeAge = c.healthMaxProbeAge;
             maxClientQueueBytes = c.maxClientQueueBytes;
             maxLoopBacklogBytes = c.maxLoopBacklogBytes;
             slowConsumerPolicy = c.slowConsumerPolicy;
@@ -532,6 +573,21 @@ public final class ServerConfig {
 
         public Builder idleTimeout(Duration v) {
             idleTimeout = v;
+            return this;
+        }
+
+        public Builder httpIdleTimeout(Duration v) {
+            httpIdleTimeout = v;
+            return this;
+        }
+
+        public Builder healthProbeInterval(Duration v) {
+            healthProbeInterval = v;
+            return this;
+        }
+
+        public Builder healthMaxProbeAge(Duration v) {
+            healthMaxProbeAge = v;
             return this;
         }
 

@@ -197,6 +197,14 @@ public final class Router implements RemoteDelivery {
         }
     }
 
+    /**
+     * The fan-out every message of this router takes, for the relay's liveness probe: a probe sent
+     * through it uses the same per-loop queues as real messages, so it proves they move.
+     */
+    public FanOut fanOut() {
+        return fanOut;
+    }
+
     /** Bytes of fan-out work queued across all loops, for metrics. */
     public long backlogBytes() {
         return fanOut.backlogBytes();

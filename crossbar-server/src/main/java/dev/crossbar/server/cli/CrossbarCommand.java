@@ -67,6 +67,18 @@ public final class CrossbarCommand implements Callable<Integer> {
             defaultValue = "60s", description = "Close (1001) a client silent this long, pongs included (default ${DEFAULT-VALUE}).")
     Duration idleTimeout;
 
+    @Option(names = "--http-idle-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "30s", description = "Close an HTTP connection kept open (keep-alive) when no request came this long after its last response (default ${DEFAULT-VALUE}).")
+    Duration httpIdleTimeout;
+
+    @Option(names = "--health-probe-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "1s", description = "Send a probe message through the fan-out to each event loop this often (default ${DEFAULT-VALUE}).")
+    Duration healthProbeInterval;
+
+    @Option(names = "--health-max-probe-age", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "5s", description = "/healthz answers 503 while an event loop has left a probe undelivered this long (default ${DEFAULT-VALUE}).")
+    Duration healthMaxProbeAge;
+
     @Option(names = "--max-client-queue", paramLabel = "SIZE", converter = Units.IntBytesConverter.class,
             defaultValue = "1MiB", description = "Bytes a client may have queued behind the message it is receiving; past that its messages are dropped whole (default ${DEFAULT-VALUE}).")
     int maxClientQueue;
@@ -215,6 +227,9 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .handshakeTimeout(handshakeTimeout)
                 .pingInterval(pingInterval)
                 .idleTimeout(idleTimeout)
+                .httpIdleTimeout(httpIdleTimeout)
+                .healthProbeInterval(healthProbeInterval)
+                .healthMaxProbeAge(healthMaxProbeAge)
                 .maxClientQueueBytes(maxClientQueue)
                 .maxLoopBacklogBytes(maxLoopBacklog)
                 .slowConsumerPolicy(policy)
