@@ -60,6 +60,14 @@ public interface Broker {
     }
 
     /**
+     * This node now has senders on the {@code slow=backpressure} topic ({@code on}), or no longer
+     * has: listen for other nodes' {@link #holdBack} signals for it, or stop. Called inside the
+     * registry's per-topic lock, like {@link #interest}.
+     */
+    default void holdInterest(TopicKey topic, boolean on) {
+    }
+
+    /**
      * Sends one whole message to the other nodes. Ownership: takes the caller's reference to
      * {@code payload} and releases it, whether the message was sent or dropped.
      */

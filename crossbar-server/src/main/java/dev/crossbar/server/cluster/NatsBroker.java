@@ -73,7 +73,11 @@ public final class NatsBroker implements Broker, AutoCloseable {
         CLOSED
     }
 
-    private sealed interface Op permits Publish, Interest, Hold {
+    private sealed interface Op permits Publish, Interest, Hold, HoldInterest {
+    }
+
+    /** This node has senders on a lossless topic, or no longer has. */
+    private record HoldInterest(TopicKey key, boolean on) implements Op {
     }
 
     /** This node's receivers of a lossless topic hold it back, or no longer do. */
@@ -207,6 +211,11 @@ public final class NatsBroker implements Broker, AutoCloseable {
     }
 
     @Override
+    public void holdInterest(TopicKey topic, boolean on) {
+        ops.add(new HoldInterest(topic, on));
+    }
+
+    @Override
     public void publish(TopicKey topic, boolean text, ByteBuf payload) {
         int cost = payload.readableBytes() + MESSAGE_OVERHEAD_BYTES;
         long before = queuedBytes.getAndAdd(cost);
@@ -242,8 +251,10 @@ public final class NatsBroker implements Broker, AutoCloseable {
                     changeInterest(i);
                 } else if (op instanceof Hold h) {
                     holds.changed(c, h.key(), h.held());
+                } else if (op instanceof HoldInterest h) {
+                    holds.listen(h.key(), h.on());
                 }
-                holds.tick(c, delivery);
+                holds.tick(c);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -263,6 +274,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
     private Connection connect() throws InterruptedException {
         long waitMillis = config.reconnectWait().toMillis();
         Map<TopicKey, Boolean> wanted = new LinkedHashMap<>();
+        java.util.Set<TopicKey> wantedHolds = new java.util.LinkedHashSet<>();
         while (!closing) {
             try {
                 Connection c = Nats.connect(options);
@@ -274,9 +286,10 @@ public final class NatsBroker implements Broker, AutoCloseable {
                 // Bounded in bytes, not in count: what the dispatcher cannot hold is dropped by the
                 // client and shows up here as a gap in a stream's sequence, counted as lost.
                 dispatcher.setPendingLimits(-1, config.maxPendingBytes());
-                RemoteDelivery d = delivery;
-                dispatcher.subscribe(HoldSignals.SUBJECT, m -> HoldSignals.onMessage(m, d));
-                holds = new HoldSignals(nodeName);
+                holds = new HoldSignals(nodeName, delivery, dispatcher);
+                for (TopicKey key : wantedHolds) {
+                    holds.listen(key, true);
+                }
                 for (TopicKey key : wanted.keySet()) {
                     changeInterest(new Interest(key, true));
                 }
@@ -295,6 +308,12 @@ public final class NatsBroker implements Broker, AutoCloseable {
                         wanted.put(i.key(), Boolean.TRUE);
                     } else {
                         wanted.remove(i.key());
+                    }
+                } else if (op instanceof HoldInterest h) {
+                    if (h.on()) {
+                        wantedHolds.add(h.key());
+                    } else {
+                        wantedHolds.remove(h.key());
                     }
                 } else if (op instanceof Publish p) {
                     p.payload().release();
