@@ -6,9 +6,11 @@ import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
+import dev.crossbar.server.cluster.NatsStatsLink;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
@@ -17,6 +19,7 @@ import dev.crossbar.server.metrics.RelayMetrics;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
+import dev.crossbar.server.stats.ClientDetails;
 import dev.crossbar.server.stats.StatsPageEndpoint;
 import dev.crossbar.server.stats.StatsService;
 import dev.crossbar.server.stats.StatsSocketEndpoint;
@@ -27,6 +30,7 @@ import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -93,7 +97,10 @@ public final class CrossbarServer implements AutoCloseable {
         this.topics = new TopicRegistry(config.maxTopics(), cluster == null ? Broker.LOCAL : cluster);
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
-        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName());
+        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName(),
+                cluster == null ? null : new NatsStatsLink(cluster, config.nodeName(), adminExecutor,
+                        config.statsClusterMaxReplyBytes()),
+                config.statsClusterTimeout());
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
         this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
     }
@@ -129,7 +136,7 @@ public final class CrossbarServer implements AutoCloseable {
         admin.put(HealthEndpoint.PATH, cluster == null ? HealthEndpoint.INSTANCE
                 : new HealthEndpoint(cluster::degradedReason));
         admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
-        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config));
+        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config, this::clientDetails));
         admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
         Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>(admin);
         if (config.adminListen() != null) {
@@ -180,6 +187,15 @@ public final class CrossbarServer implements AutoCloseable {
         if (config.adminListen() != null) {
             bindAdmin(admin);
         }
+    }
+
+    /**
+     * What a stats reader may see of each client: everything under {@code --stats-full-client-details}
+     * or with an admin token (header or {@code ?token=}), else addresses and user agents truncated.
+     */
+    private ClientDetails clientDetails(HttpRequest request) {
+        return config.statsFullClientDetails() || (access != null && AdminGuard.holdsAdmin(request, access))
+                ? ClientDetails.FULL : ClientDetails.TRUNCATED;
     }
 
     /** The worker group's loops, in order. */

@@ -28,13 +28,26 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
 
     private final StatsService service;
     private final StatsFormat format;
+    private final StatsScope scope;
+    private final ClientDetails details;
     /** Set while a request is queued on the stats thread; further requests until then are coalesced. */
     final AtomicBoolean requestPending = new AtomicBoolean();
     private Channel channel;
 
-    StatsSession(StatsService service, StatsFormat format) {
+    StatsSession(StatsService service, StatsFormat format, StatsScope scope, ClientDetails details) {
         this.service = requireNonNull(service, "service");
         this.format = requireNonNull(format, "format");
+        this.scope = requireNonNull(scope, "scope");
+        this.details = requireNonNull(details, "details");
+    }
+
+    StatsScope scope() {
+        return scope;
+    }
+
+    /** How much of each client this socket's reader may see. */
+    ClientDetails details() {
+        return details;
     }
 
     Channel channel() {
@@ -57,7 +70,8 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
                 ctx.pipeline().remove(HandshakeTimeout.class);
             }
             service.attach(this);
-            log.debug("{} stats socket open ({})", ctx.channel(), format.label());
+            log.debug("{} stats socket open ({}, {}, client details {})", ctx.channel(), format.label(), scope.label(),
+                    details.label());
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -65,8 +79,9 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
-            if (msg instanceof TextWebSocketFrame) {
-                service.request(this);
+            if (msg instanceof TextWebSocketFrame text) {
+                // Bounded by the decoder (StatsSocketEndpoint.MAX_REQUEST_BYTES).
+                service.request(this, text.text());
             }
         } finally {
             ReferenceCountUtil.release(msg);

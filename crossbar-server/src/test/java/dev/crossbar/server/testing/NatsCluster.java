@@ -196,9 +196,21 @@ public final class NatsCluster implements AutoCloseable {
         }
     }
 
-    /** Subscriptions server {@code i} holds, its clients' and its routes' together. */
+    /** Subjects of the relays' statistics link (NatsStatsLink), which every node holds whatever its topics. */
+    public static final String STATS_SUBJECTS = "crossbar._stats.";
+
+    /**
+     * Topic subscriptions server {@code i} holds, its clients' and its routes' together; the statistics
+     * link's subscriptions (three per node, whatever its topics) are not counted.
+     */
     public int subscriptions(int i) {
-        return monitor(i, "/subsz").path("num_subscriptions").asInt();
+        int n = 0;
+        for (JsonNode s : monitor(i, "/subsz?subs=1&limit=1000000").path("subscriptions_list")) {
+            if (!s.path("subject").asText().startsWith(STATS_SUBJECTS)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The client connection named {@code name} on server {@code i}, from {@code /connz}, or null. */
