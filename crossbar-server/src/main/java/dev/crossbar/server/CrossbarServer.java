@@ -102,6 +102,7 @@ public final class CrossbarServer implements AutoCloseable {
                         config.statsClusterMaxReplyBytes()),
                 config.statsClusterTimeout());
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
+        metrics.bindLimits(config.maxConnections(), config.maxTopics());
         this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
     }
 

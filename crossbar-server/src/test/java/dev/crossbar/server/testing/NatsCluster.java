@@ -200,14 +200,22 @@ public final class NatsCluster implements AutoCloseable {
     public static final String STATS_SUBJECTS = "crossbar._stats.";
 
     /**
-     * Topic subscriptions server {@code i} holds, its clients' and its routes' together; the statistics
-     * link's subscriptions (three per node, whatever its topics) are not counted.
+     * Topic subscriptions server {@code i} holds, its clients' ({@code /subsz}) and those its routes
+     * told it of ({@code /routez}) together: what {@code num_subscriptions} counts, less the statistics
+     * link's subscriptions (three per node, whatever its topics).
      */
     public int subscriptions(int i) {
         int n = 0;
         for (JsonNode s : monitor(i, "/subsz?subs=1&limit=1000000").path("subscriptions_list")) {
             if (!s.path("subject").asText().startsWith(STATS_SUBJECTS)) {
                 n++;
+            }
+        }
+        for (JsonNode route : monitor(i, "/routez?subs=1").path("routes")) {
+            for (JsonNode s : route.path("subscriptions_list")) {
+                if (!s.asText().startsWith(STATS_SUBJECTS)) {
+                    n++;
+                }
             }
         }
         return n;
