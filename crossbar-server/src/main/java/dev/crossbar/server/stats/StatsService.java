@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Back-pressure: a socket that is not writable (its outbound buffer is over the relay's client
  * queue bound) skips snapshots until it drains; the next one supersedes what it missed. Requests
- * from one socket are coalesced: at most one is pending at a time.
+ * from one socket are bounded: at most one pending at a time on a node's own view, a few on a cluster
+ * socket (one per topic whose rows the reader has open); more are dropped.
  */
 public final class StatsService implements AutoCloseable {
 
@@ -166,7 +167,8 @@ public final class StatsService implements AutoCloseable {
      * {@code {"topic":...,"schema":...}} asks for that topic's client rows from every node.
      */
     void request(StatsSession session, String text) {
-        if (!session.requestPending.compareAndSet(false, true)) {
+        if (session.pendingRequests.incrementAndGet() > session.maxPendingRequests()) {
+            session.pendingRequests.decrementAndGet();
             return;
         }
         executor.execute(() -> {
@@ -181,7 +183,7 @@ public final class StatsService implements AutoCloseable {
                                 send(ch, json.write(m));
                             }
                         } finally {
-                            session.requestPending.set(false);
+                            session.pendingRequests.decrementAndGet();
                         }
                     };
                     if (topic != null) {
@@ -206,7 +208,7 @@ public final class StatsService implements AutoCloseable {
                 answered = false;
             } finally {
                 if (!answered) {
-                    session.requestPending.set(false);
+                    session.pendingRequests.decrementAndGet();
                 }
             }
         });

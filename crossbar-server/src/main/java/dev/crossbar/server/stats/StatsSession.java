@@ -10,7 +10,7 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +30,11 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
     private final StatsFormat format;
     private final StatsScope scope;
     private final ClientDetails details;
-    /** Set while a request is queued on the stats thread; further requests until then are coalesced. */
-    final AtomicBoolean requestPending = new AtomicBoolean();
+    /**
+     * Requests queued on the stats thread or waiting for other nodes; past {@link #maxPendingRequests()}
+     * further requests are dropped (a reader asks again with the next update).
+     */
+    final AtomicInteger pendingRequests = new AtomicInteger();
     private Channel channel;
 
     StatsSession(StatsService service, StatsFormat format, StatsScope scope, ClientDetails details) {
@@ -40,6 +43,17 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
         this.scope = requireNonNull(scope, "scope");
         this.details = requireNonNull(details, "details");
     }
+
+    /**
+     * One for a node's own view (a request answers at once; more would only repeat it); a few on a
+     * cluster socket, where a reader may have several topics' rows open, each answered after a round.
+     */
+    int maxPendingRequests() {
+        return scope == StatsScope.CLUSTER ? MAX_CLUSTER_REQUESTS : 1;
+    }
+
+    /** Topics whose client rows a cluster reader may have asked for at once. */
+    static final int MAX_CLUSTER_REQUESTS = 8;
 
     StatsScope scope() {
         return scope;

@@ -221,10 +221,21 @@ public final class NatsCluster implements AutoCloseable {
         return n;
     }
 
-    /** The client connection named {@code name} on server {@code i}, from {@code /connz}, or null. */
+    /**
+     * The client connection named {@code name} on server {@code i}, from {@code /connz}, or null; its
+     * {@code subscriptions_list} holds topic subscriptions only (the statistics link's are removed).
+     */
     public JsonNode connection(int i, String name) {
         for (JsonNode c : monitor(i, "/connz?subs=1").path("connections")) {
             if (name.equals(c.path("name").asText())) {
+                if (c.path("subscriptions_list").isArray()) {
+                    com.fasterxml.jackson.databind.node.ArrayNode subs = (com.fasterxml.jackson.databind.node.ArrayNode) c.get("subscriptions_list");
+                    for (int k = subs.size() - 1; k >= 0; k--) {
+                        if (subs.get(k).asText().startsWith(STATS_SUBJECTS)) {
+                            subs.remove(k);
+                        }
+                    }
+                }
                 return c;
             }
         }
