@@ -210,6 +210,17 @@ describe('/stats page in headless Chromium', () => {
     assert.match(await section.locator('svg[data-chart=rate-in] title').textContent(), /msgs in\/s over the last \d+ updates; peak/);
     fs.mkdirSync(SHOTS, { recursive: true });
     await section.screenshot({ path: path.join(SHOTS, 'stats-charts.png') });
+    // A page opened now draws the recent past at once, from the relay's history in its first update.
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await fresh.goto(`http://127.0.0.1:${port}/stats`);
+      const line = fresh.locator(`section[data-topic="/out/${STREAM}"] svg[data-chart=rate-in] polyline`);
+      await line.waitFor({ timeout: 10000 });
+      const points = (await line.getAttribute('points')).split(' ');
+      assert.ok(points.length >= 4, `a page just opened has ${points.length} points`);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('shows client addresses and user agents truncated, and says so', async () => {

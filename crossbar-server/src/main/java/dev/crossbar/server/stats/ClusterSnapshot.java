@@ -4,7 +4,9 @@ import dev.crossbar.server.stats.Snapshot.ClientView;
 import dev.crossbar.server.stats.Snapshot.Flow;
 import dev.crossbar.server.stats.Snapshot.Members;
 import dev.crossbar.server.stats.Snapshot.Totals;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The cluster view, as {@code /ws?scope=cluster} sends it: every node's topics merged, a row per
@@ -17,9 +19,16 @@ import java.util.List;
  * @param nodes every node known, this one first, then by name
  * @param totals sums over the nodes that answered ({@code topics}: distinct topics)
  * @param topics every topic on any node that answered, with its per-node rows
+ * @param trends in the first view a socket gets only: as {@link Snapshot#trends()}, of the topics' sums
  */
 public record ClusterSnapshot(String scope, String node, String time, double intervalSeconds, String clientDetails,
-                              List<NodeView> nodes, Totals totals, List<ClusterTopic> topics) {
+                              List<NodeView> nodes, Totals totals, List<ClusterTopic> topics,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, TopicTrends.Trend> trends) {
+
+    /** The same view for a reader at {@code details}, with {@code t} as its trends (null: none). */
+    ClusterSnapshot forReader(String details, Map<String, TopicTrends.Trend> t) {
+        return new ClusterSnapshot(scope, node, time, intervalSeconds, details, nodes, totals, topics, t);
+    }
 
     public static final String SCOPE = "cluster";
 

@@ -174,7 +174,7 @@ final class ClusterView {
         Totals totals = new Totals(connections, topics.size(), statsSockets, messagesIn, bytesIn, messagesOut, bytesOut,
                 dropped, refused);
         return new ClusterSnapshot(ClusterSnapshot.SCOPE, local.node(), local.time(), local.intervalSeconds(), clientDetails,
-                nodes, totals, topics);
+                nodes, totals, topics, null);
     }
 
     /** Flows added up: counts and rates summed, mean size recomputed, the most recent message kept. */

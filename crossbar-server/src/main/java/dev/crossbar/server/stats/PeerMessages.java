@@ -87,7 +87,7 @@ final class PeerMessages {
             }
             Snapshot trimmed = new Snapshot(s.node(), s.time(), s.startedAt(), s.uptimeSeconds(), s.intervalSeconds(),
                     s.clientDetails(), s.clustered(), s.totals(), List.copyOf(s.topics().subList(0, topics)),
-                    List.copyOf(s.clients().subList(0, clients)));
+                    List.copyOf(s.clients().subList(0, clients)), null);
             out = write(new Reply(reply.node(), trimmed, reply.omittedTopics() + s.topics().size() - topics,
                     reply.omittedClients() + s.clients().size() - clients));
         }

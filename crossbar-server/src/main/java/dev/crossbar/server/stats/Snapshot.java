@@ -1,6 +1,8 @@
 package dev.crossbar.server.stats;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One statistics snapshot, as sent on the stats socket; its JSON form is documented in
@@ -17,14 +19,24 @@ import java.util.List;
  * @param clustered whether this node is one of a cluster ({@code --nats}): {@code /ws?scope=cluster} shows them all
  * @param clients every relay connection (stats sockets are not listed); in a reply to another node,
  *                only those of the topic asked for
+ * @param trends in the first snapshot a socket gets only (otherwise absent): each topic's message rate
+ *               in and bytes out per second at the last ticks, by {@code "<schema> <topic>"}
  */
 public record Snapshot(String node, String time, String startedAt, double uptimeSeconds, double intervalSeconds,
                        String clientDetails, boolean clustered, Totals totals, List<TopicView> topics,
-                       List<ClientView> clients) {
+                       List<ClientView> clients,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, TopicTrends.Trend> trends) {
 
     /** The same snapshot with other client rows, shown at {@code clientDetails}. */
     Snapshot withClients(List<ClientView> rows, String details) {
-        return new Snapshot(node, time, startedAt, uptimeSeconds, intervalSeconds, details, clustered, totals, topics, rows);
+        return new Snapshot(node, time, startedAt, uptimeSeconds, intervalSeconds, details, clustered, totals, topics, rows,
+                trends);
+    }
+
+    /** The same snapshot with the topics' trends. */
+    Snapshot withTrends(Map<String, TopicTrends.Trend> t) {
+        return new Snapshot(node, time, startedAt, uptimeSeconds, intervalSeconds, clientDetails, clustered, totals, topics,
+                clients, t);
     }
 
     /**

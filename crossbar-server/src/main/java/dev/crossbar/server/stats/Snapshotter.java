@@ -156,7 +156,7 @@ final class Snapshotter {
                 all.bytesIn(), all.messagesOut(), all.bytesOut(), all.dropped(), all.refused());
         return new Snapshot(node, Instant.ofEpochMilli(nowMillis).toString(),
                 Instant.ofEpochMilli(startedAtMillis).toString(), (nowNanos - startedAtNanos) / NANOS_PER_SECOND,
-                intervalSeconds, ClientDetails.FULL.label(), clustered, totals, topics, clients);
+                intervalSeconds, ClientDetails.FULL.label(), clustered, totals, topics, clients, null);
     }
 
     /**

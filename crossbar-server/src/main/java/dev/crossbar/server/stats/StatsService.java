@@ -81,6 +81,9 @@ public final class StatsService implements AutoCloseable {
     /** Created on the executor, so resolving the host name never blocks the caller; used only there. */
     private Snapshotter snapshotter;
     private ClusterView cluster;
+    /** Chart history of this node's topics, and of the cluster's (kept while cluster readers are open). */
+    private final TopicTrends localTrends = new TopicTrends();
+    private final TopicTrends clusterTrends = new TopicTrends();
     private String nodeName;
     private final String node;
     private ScheduledFuture<?> ticker;
@@ -142,7 +145,7 @@ public final class StatsService implements AutoCloseable {
             executor.execute(() -> {
                 clusterRound(snapshotter.take(false, NO_ROWS), view -> {
                     if (view != null) {
-                        send(ch, json.write(withDetails(view, session.details())));
+                        send(ch, json.write(view.forReader(session.details().label(), clusterTrends.trends())));
                     }
                 });
                 // Added now: a tick's round may finish before this one; the reader then sees the later view first.
@@ -151,7 +154,7 @@ public final class StatsService implements AutoCloseable {
         } else if (session.format() == StatsFormat.SNAPSHOT) {
             executor.execute(() -> {
                 try {
-                    send(ch, json.write(session.details().apply(snapshotter.take(false))));
+                    send(ch, json.write(session.details().apply(snapshotter.take(false)).withTrends(localTrends.trends())));
                 } catch (RuntimeException e) {
                     log.warn("{} first snapshot failed", ch, e);
                 } finally {
@@ -190,7 +193,7 @@ public final class StatsService implements AutoCloseable {
                         clients(topic.path("topic").asText(), topic.path("schema").asText(), session.details(), reply::accept);
                     } else {
                         clusterRound(snapshotter.take(false, NO_ROWS),
-                                v -> reply.accept(v == null ? null : withDetails(v, session.details())));
+                                v -> reply.accept(v == null ? null : v.forReader(session.details().label(), null)));
                     }
                     answered = true; // the pending flag clears when the round ends
                     return;
@@ -227,6 +230,7 @@ public final class StatsService implements AutoCloseable {
     private void tick() {
         try {
             Snapshot s = snapshotter.take(true);
+            localTrends.record(s.topics().stream().map(TopicTrends.Point::of).toList());
             for (Map.Entry<ClientDetails, ChannelGroup> e : subscribers.entrySet()) {
                 if (!e.getValue().isEmpty()) {
                     push(e.getValue(), json.write(e.getKey().apply(s)));
@@ -237,9 +241,10 @@ public final class StatsService implements AutoCloseable {
                     if (view == null) {
                         return;
                     }
+                    clusterTrends.record(view.topics().stream().map(TopicTrends.Point::of).toList());
                     for (Map.Entry<ClientDetails, ChannelGroup> e : clusterSubscribers.entrySet()) {
                         if (!e.getValue().isEmpty()) {
-                            push(e.getValue(), json.write(withDetails(view, e.getKey())));
+                            push(e.getValue(), json.write(view.forReader(e.getKey().label(), null)));
                         }
                     }
                 });
@@ -289,11 +294,6 @@ public final class StatsService implements AutoCloseable {
                 then.accept(null);
             }
         });
-    }
-
-    private static ClusterSnapshot withDetails(ClusterSnapshot v, ClientDetails d) {
-        return new ClusterSnapshot(v.scope(), v.node(), v.time(), v.intervalSeconds(), d.label(), v.nodes(), v.totals(),
-                v.topics());
     }
 
     /** One topic's client rows, this node's and those of every node whose last summary lists the topic. */
