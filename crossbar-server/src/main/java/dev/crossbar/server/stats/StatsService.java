@@ -2,6 +2,8 @@ package dev.crossbar.server.stats;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
@@ -15,6 +17,7 @@ import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
 import java.net.InetAddress;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.server.stats.Snapshot.ClientView;
@@ -27,10 +30,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -174,8 +176,14 @@ public final class StatsService implements AutoCloseable {
             session.pendingRequests.decrementAndGet();
             return;
         }
+        // Released exactly once, whichever way the request ends (a cluster round ends later, on a reply).
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable release = () -> {
+            if (released.compareAndSet(false, true)) {
+                session.pendingRequests.decrementAndGet();
+            }
+        };
         executor.execute(() -> {
-            boolean answered = false;
             try {
                 Channel ch = session.channel();
                 if (session.scope() == StatsScope.CLUSTER) {
@@ -186,7 +194,7 @@ public final class StatsService implements AutoCloseable {
                                 send(ch, json.write(m));
                             }
                         } finally {
-                            session.pendingRequests.decrementAndGet();
+                            release.run();
                         }
                     };
                     if (topic != null) {
@@ -195,24 +203,23 @@ public final class StatsService implements AutoCloseable {
                         clusterRound(snapshotter.take(false, NO_ROWS),
                                 v -> reply.accept(v == null ? null : v.forReader(session.details().label(), null)));
                     }
-                    answered = true; // the pending flag clears when the round ends
                     return;
                 }
-                Snapshot s = session.details().apply(snapshotter.take(false));
-                if (session.format() == StatsFormat.SNAPSHOT) {
-                    send(ch, json.write(s));
-                } else {
-                    for (ClientView c : s.clients()) {
-                        send(ch, json.write(c));
+                try {
+                    Snapshot s = session.details().apply(snapshotter.take(false));
+                    if (session.format() == StatsFormat.SNAPSHOT) {
+                        send(ch, json.write(s));
+                    } else {
+                        for (ClientView c : s.clients()) {
+                            send(ch, json.write(c));
+                        }
                     }
+                } finally {
+                    release.run();
                 }
             } catch (RuntimeException e) {
                 log.warn("{} stats request failed", session.channel(), e);
-                answered = false;
-            } finally {
-                if (!answered) {
-                    session.pendingRequests.decrementAndGet();
-                }
+                release.run();
             }
         });
     }
@@ -222,7 +229,7 @@ public final class StatsService implements AutoCloseable {
         try {
             JsonNode n = REQUESTS.readTree(text);
             return n != null && n.path("topic").isTextual() && n.path("schema").isTextual() ? n : null;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         }
     }
@@ -387,7 +394,7 @@ public final class StatsService implements AutoCloseable {
     private static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException | SecurityException e) {
+        } catch (IOException | SecurityException e) {
             return "unknown";
         }
     }
