@@ -4,7 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.stats.Snapshot.ClientView;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.buffer.ByteBuf;
@@ -19,8 +21,6 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.net.InetAddress;
-import dev.crossbar.core.route.TopicKey;
-import dev.crossbar.server.stats.Snapshot.ClientView;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
