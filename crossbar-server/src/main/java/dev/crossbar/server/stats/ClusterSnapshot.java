@@ -46,9 +46,12 @@ public record ClusterSnapshot(String scope, String node, String time, double int
                            Totals totals, int omittedTopics) {
     }
 
-    /** One topic across nodes: {@code members}, {@code in}, {@code out} are sums over {@code nodes}. */
+    /**
+     * One topic across nodes: {@code members}, {@code in}, {@code out} are sums over {@code nodes};
+     * {@code stream} is its routing rule as the first node that has it reports it (rules are per node).
+     */
     public record ClusterTopic(String topic, String name, String schema, Members members, Flow in, Flow out,
-                               long dropped, long refused, List<NodeTopic> nodes) {
+                               long dropped, long refused, Snapshot.StreamView stream, List<NodeTopic> nodes) {
     }
 
     /** One topic on one node. */

@@ -169,7 +169,7 @@ final class ClusterView {
                 outs.add(nt.out());
             }
             topics.add(new ClusterTopic(tv.topic(), tv.name(), tv.schema(), new Members(pub, sub, mem), sum(ins), sum(outs),
-                    d, r, List.copyOf(rows)));
+                    d, r, tv.stream(), List.copyOf(rows)));
         }
         Totals totals = new Totals(connections, topics.size(), statsSockets, messagesIn, bytesIn, messagesOut, bytesOut,
                 dropped, refused);

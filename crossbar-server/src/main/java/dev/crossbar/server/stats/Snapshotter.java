@@ -7,6 +7,8 @@ import dev.crossbar.core.schema.Role;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.stats.Traffic;
 import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.route.StreamOptions;
+import dev.crossbar.core.route.StreamRule;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
@@ -17,6 +19,7 @@ import dev.crossbar.server.stats.Snapshot.Flow;
 import dev.crossbar.server.stats.Snapshot.LegacyFlow;
 import dev.crossbar.server.stats.Snapshot.LegacyStats;
 import dev.crossbar.server.stats.Snapshot.Members;
+import dev.crossbar.server.stats.Snapshot.StreamView;
 import dev.crossbar.server.stats.Snapshot.TopicView;
 import dev.crossbar.server.stats.Snapshot.Totals;
 import java.time.Instant;
@@ -144,7 +147,7 @@ final class Snapshotter {
                             lastIn, nowNanos),
                     flow(topicTraffic.messagesOut(), topicTraffic.bytesOut(), topicRates.rateOut(),
                             topicRates.byteRateOut(), lastOut, nowNanos),
-                    topicTraffic.dropped(), topicTraffic.refused()));
+                    topicTraffic.dropped(), topicTraffic.refused(), streamView(topic, nowNanos)));
         }
         if (tick) {
             samples = next;
@@ -223,6 +226,13 @@ final class Snapshotter {
     /** Three decimals: enough for a rate or a time, and keeps the JSON short. */
     private static double round(double v) {
         return Math.round(v * 1000) / 1000.0;
+    }
+
+    private static StreamView streamView(Topic topic, long nowNanos) {
+        StreamRule rule = topic.rule();
+        StreamOptions o = topic.options();
+        return new StreamView(rule == null ? null : rule.describe(), rule == null ? null : rule.source(),
+                o.start().label(), o.boundsLatency() ? o.maxLatency().toMillis() : null, topic.memoryState(nowNanos));
     }
 
     /** As the original crossbar named topics: {@code /out/<t>} for both ends of a 1:N stream, the path for N:N. */

@@ -20,7 +20,7 @@ class PeerMessagesTest {
         Flow f = new Flow(10, 1000, 1.5, 150, 100, 0.2);
         for (int i = 0; i < topics; i++) {
             list.add(new TopicView("/out/camera-" + i, "camera-" + i, "1:n", "2026-01-01T00:00:00Z", new Members(1, 20, 0),
-                    f, f, 0, 0));
+                    f, f, 0, 0, null));
         }
         return new Snapshot("node-x", "2026-01-01T00:00:01Z", "2026-01-01T00:00:00Z", 1, 5, "truncated", true,
                 new Totals(21 * topics, topics, 0, 0, 0, 0, 0, 0, 0), list, List.of(), null);
