@@ -149,6 +149,8 @@ class ClusterStatsTest {
             Instant stopped = Instant.now();
             try {
                 JsonNode view = nextWhere(stats, WAIT, v -> "missing".equals(states(v).get("node-c")));
+                System.out.printf("cluster view: node-c shown missing %d ms after it stopped (interval %d ms, timeout %d ms)%n",
+                        Duration.between(stopped, Instant.now()).toMillis(), INTERVAL.toMillis(), CLUSTER_TIMEOUT.toMillis());
                 JsonNode c = null;
                 for (JsonNode n : view.path("nodes")) {
                     if (n.path("node").asText().equals("node-c")) {
@@ -164,7 +166,10 @@ class ClusterStatsTest {
             } finally {
                 cluster.restart(2);
             }
+            Instant restarted = Instant.now();
             nextWhere(stats, WAIT, ClusterStatsTest::allUp);
+            System.out.printf("cluster view: node-c back %d ms after it restarted%n",
+                    Duration.between(restarted, Instant.now()).toMillis());
         }
     }
 
