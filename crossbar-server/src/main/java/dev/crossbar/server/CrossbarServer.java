@@ -6,10 +6,12 @@ import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.health.LoopHealth;
+import dev.crossbar.server.cluster.NatsStatsLink;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
@@ -18,6 +20,7 @@ import dev.crossbar.server.metrics.RelayMetrics;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
+import dev.crossbar.server.stats.ClientDetails;
 import dev.crossbar.server.stats.StatsPageEndpoint;
 import dev.crossbar.server.stats.StatsService;
 import dev.crossbar.server.stats.StatsSocketEndpoint;
@@ -28,6 +31,7 @@ import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -97,11 +101,15 @@ public final class CrossbarServer implements AutoCloseable {
                 config.routing(), config.replayLimits());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
-        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName());
+        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName(),
+                cluster == null ? null : new NatsStatsLink(cluster, config.nodeName(), adminExecutor,
+                        config.statsClusterMaxReplyBytes()),
+                config.statsClusterTimeout());
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
         this.loopHealth = new LoopHealth(router.fanOut(), eventLoops(), config.healthProbeInterval(),
                 config.healthMaxProbeAge(), adminExecutor);
         metrics.bindHealth(loopHealth);
+        metrics.bindLimits(config.maxConnections(), config.maxTopics());
         this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
     }
 
@@ -136,7 +144,7 @@ public final class CrossbarServer implements AutoCloseable {
         Map<String, HttpEndpoint> admin = new LinkedHashMap<>();
         admin.put(HealthEndpoint.PATH, new HealthEndpoint(this::unhealthyReason));
         admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
-        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config));
+        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config, this::clientDetails));
         admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
         Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>(admin);
         if (config.adminListen() != null) {
@@ -209,6 +217,15 @@ public final class CrossbarServer implements AutoCloseable {
             return link;
         }
         return link == null ? loops : loops + "; " + link;
+    }
+
+    /**
+     * What a stats reader may see of each client: everything under {@code --stats-full-client-details}
+     * or with an admin token (header or {@code ?token=}), else addresses and user agents truncated.
+     */
+    private ClientDetails clientDetails(HttpRequest request) {
+        return config.statsFullClientDetails() || (access != null && AdminGuard.holdsAdmin(request, access))
+                ? ClientDetails.FULL : ClientDetails.TRUNCATED;
     }
 
     /** The worker group's loops, in order: those connections are served on. */

@@ -80,6 +80,17 @@ public final class ServerConfig {
     public static final Duration DEFAULT_STATS_INTERVAL = Duration.ofSeconds(5);
     /** Shortest stats interval: below this, rates measure noise and snapshots cost more than they tell. */
     public static final Duration MIN_STATS_INTERVAL = Duration.ofMillis(100);
+    /**
+     * Off: statistics show client addresses truncated (IPv4 /24, IPv6 /48) and user agents cut to the
+     * product name, except to a reader holding the admin scope.
+     */
+    public static final boolean DEFAULT_STATS_FULL_CLIENT_DETAILS = false;
+    /** How long a cluster statistics request waits for the other nodes; a node silent for longer is shown missing. */
+    public static final Duration DEFAULT_STATS_CLUSTER_TIMEOUT = Duration.ofSeconds(2);
+    /** Largest statistics reply a node sends another over NATS (also never more than the server's max_payload). */
+    public static final int DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES = 512 * 1024;
+    /** Smallest reply bound: room for a node's totals and a few topics. */
+    public static final int MIN_STATS_CLUSTER_MAX_REPLY_BYTES = 4096;
     /** Off: {@code X-Forwarded-For} is whatever the client says unless a trusted proxy set it. */
     public static final boolean DEFAULT_TRUST_FORWARDED_FOR = false;
     /** Longest node name: it appears in statistics and in the NATS server's connection list. */
@@ -110,6 +121,9 @@ public final class ServerConfig {
     private final List<String> allowedOrigins;
     private final Duration statsInterval;
     private final boolean trustForwardedFor;
+    private final boolean statsFullClientDetails;
+    private final Duration statsClusterTimeout;
+    private final int statsClusterMaxReplyBytes;
     private final InetSocketAddress adminListen;
     private final AuthConfig auth;
     private final TlsConfig tls;
@@ -182,6 +196,16 @@ public final class ServerConfig {
                     + " (expected: >= " + MIN_STATS_INTERVAL + ")");
         }
         this.trustForwardedFor = b.trustForwardedFor;
+        this.statsFullClientDetails = b.statsFullClientDetails;
+        this.statsClusterTimeout = requireNonNull(b.statsClusterTimeout, "statsClusterTimeout");
+        if (statsClusterTimeout.isNegative() || statsClusterTimeout.isZero()) {
+            throw new IllegalArgumentException("statsClusterTimeout: " + statsClusterTimeout + " (expected: > 0)");
+        }
+        this.statsClusterMaxReplyBytes = b.statsClusterMaxReplyBytes;
+        if (statsClusterMaxReplyBytes < MIN_STATS_CLUSTER_MAX_REPLY_BYTES) {
+            throw new IllegalArgumentException("statsClusterMaxReplyBytes: " + statsClusterMaxReplyBytes
+                    + " (expected: >= " + MIN_STATS_CLUSTER_MAX_REPLY_BYTES + ")");
+        }
         this.adminListen = b.adminListen;
         if (adminListen != null && adminListen.getPort() != 0 && adminListen.equals(listen)) {
             throw new IllegalArgumentException("adminListen: " + adminListen.getHostString() + ":" + adminListen.getPort()
@@ -396,6 +420,21 @@ public final class ServerConfig {
         return trustForwardedFor;
     }
 
+    /** Whether statistics show every reader client addresses and user agents whole; see {@link #DEFAULT_STATS_FULL_CLIENT_DETAILS}. */
+    public boolean statsFullClientDetails() {
+        return statsFullClientDetails;
+    }
+
+    /** See {@link #DEFAULT_STATS_CLUSTER_TIMEOUT}; a round never waits longer than the stats interval. */
+    public Duration statsClusterTimeout() {
+        return statsClusterTimeout;
+    }
+
+    /** See {@link #DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES}. */
+    public int statsClusterMaxReplyBytes() {
+        return statsClusterMaxReplyBytes;
+    }
+
     /**
      * Where {@code /stats}, {@code /ws} and {@code /metrics} are served instead of the main address,
      * or null (the default) to serve them on the main address.
@@ -471,6 +510,9 @@ public final class ServerConfig {
         private List<String> allowedOrigins = DEFAULT_ALLOWED_ORIGINS;
         private Duration statsInterval = DEFAULT_STATS_INTERVAL;
         private boolean trustForwardedFor = DEFAULT_TRUST_FORWARDED_FOR;
+        private boolean statsFullClientDetails = DEFAULT_STATS_FULL_CLIENT_DETAILS;
+        private Duration statsClusterTimeout = DEFAULT_STATS_CLUSTER_TIMEOUT;
+        private int statsClusterMaxReplyBytes = DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES;
         private InetSocketAddress adminListen;
         private AuthConfig auth = AuthConfig.DISABLED;
         private TlsConfig tls = TlsConfig.DISABLED;
@@ -510,6 +552,9 @@ public final class ServerConfig {
             allowedOrigins = c.allowedOrigins;
             statsInterval = c.statsInterval;
             trustForwardedFor = c.trustForwardedFor;
+            statsFullClientDetails = c.statsFullClientDetails;
+            statsClusterTimeout = c.statsClusterTimeout;
+            statsClusterMaxReplyBytes = c.statsClusterMaxReplyBytes;
             adminListen = c.adminListen;
             auth = c.auth;
             tls = c.tls;
@@ -648,6 +693,21 @@ public final class ServerConfig {
 
         public Builder trustForwardedFor(boolean v) {
             trustForwardedFor = v;
+            return this;
+        }
+
+        public Builder statsFullClientDetails(boolean v) {
+            statsFullClientDetails = v;
+            return this;
+        }
+
+        public Builder statsClusterTimeout(Duration v) {
+            statsClusterTimeout = v;
+            return this;
+        }
+
+        public Builder statsClusterMaxReplyBytes(int v) {
+            statsClusterMaxReplyBytes = v;
             return this;
         }
 

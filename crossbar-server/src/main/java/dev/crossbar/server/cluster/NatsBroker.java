@@ -508,6 +508,11 @@ public final class NatsBroker implements Broker, AutoCloseable {
         return subscriptionCount;
     }
 
+    /** The client connection once the first connect succeeded (it then reconnects by itself), or null. */
+    Connection connection() {
+        return connection;
+    }
+
     /** The server this node is connected to (credentials hidden), or null. */
     public String connectedUrl() {
         Connection c = connection;

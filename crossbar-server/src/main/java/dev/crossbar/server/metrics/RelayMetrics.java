@@ -59,6 +59,12 @@ public final class RelayMetrics implements AutoCloseable {
     public static final String PROBE_LATENCY = "crossbar.health.probe.latency";
     public static final String PROBE_LAST_LATENCY = "crossbar.health.probe.latency.last";
     public static final String PROBE_AGE = "crossbar.health.probe.age";
+    /** Gauge: the connection limit ({@code --max-connections}), for "near the limit" alerts. */
+    public static final String CONNECTIONS_MAX = "crossbar.connections.max";
+    /** Gauge: the topic limit ({@code --max-topics}). */
+    public static final String TOPICS_MAX = "crossbar.topics.max";
+    /** Gauge: 1:N topics whose connected publisher has sent nothing for a minute (see {@link SilentTopics}). */
+    public static final String TOPICS_SILENT = "crossbar.topics.silent";
     public static final String DIRECT_MEMORY_USED = "netty.direct.memory.used";
     public static final String DIRECT_MEMORY_MAX = "netty.direct.memory.max";
 
@@ -72,6 +78,9 @@ public final class RelayMetrics implements AutoCloseable {
     private final Router router;
     private final HandshakeFailures failures;
     private final IntSupplier statsSockets;
+    private final SilentTopics silentTopics;
+    /** The limits {@link #bindLimits} registered, kept for the same reason. */
+    private int[] limits;
     /** The cluster link whose meters {@link #bindCluster} registered (kept for the same reason). */
     private NatsBroker clusterLink;
     /** The liveness probes {@link #bindHealth} registered (kept for the same reason). */
@@ -84,6 +93,10 @@ public final class RelayMetrics implements AutoCloseable {
         this.statsSockets = requireNonNull(statsSockets, "statsSockets");
         requireNonNull(eventLoops, "eventLoops");
         this.tally = new TrafficTally(requireNonNull(topics, "topics"));
+        this.silentTopics = new SilentTopics(topics);
+        Gauge.builder(TOPICS_SILENT, silentTopics, SilentTopics::count)
+                .description("1:N topics whose connected publisher has sent nothing for "
+                        + SilentTopics.SILENT_AFTER.toSeconds() + "s").register(registry);
 
         for (Kind kind : TrafficTally.KINDS) {
             Tags tags = Tags.of("schema", kind.schema(), "role", kind.role().label());
@@ -147,6 +160,15 @@ public final class RelayMetrics implements AutoCloseable {
     public void close() {
         gc.close();
         registry.close();
+    }
+
+    /** Adds the relay's limits as gauges, so alerts compare usage with them rather than with a copied number. */
+    public void bindLimits(int maxConnections, int maxTopics) {
+        limits = new int[] {maxConnections, maxTopics};
+        Gauge.builder(CONNECTIONS_MAX, limits, l -> l[0])
+                .description("Connection limit (--max-connections); beyond it 503").register(registry);
+        Gauge.builder(TOPICS_MAX, limits, l -> l[1])
+                .description("Topic limit (--max-topics); beyond it 503").register(registry);
     }
 
     /**
