@@ -67,9 +67,6 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     static final int QUEUE_SLACK_BYTES = 4096;
     /** On {@code max-latency} streams: what the channel may hold before the latency queue holds it. */
     static final int LATENCY_CHANNEL_BYTES = 4096;
-    /** A receiver's pace is known after this long with messages waiting, and judged over about this window. */
-    static final long MIN_PACE_SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    static final long PACE_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final Router router;
     private final ChannelGroup sessions;
@@ -101,14 +98,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private long maxLatencyNanos;
     /** The socket's send buffer as the kernel reports it (Linux doubles what was asked). */
     private int socketBufferBytes;
-    /** The receiver's pace while the socket was full, bytes per nanosecond; 0: not yet measured. */
-    private double drainRate;
-    private long drainMarkBytes;
-    private long drainMarkNanos;
-    /** Whether the latency queue held messages when last looked at: the receiver set the pace since. */
-    private boolean backlogged;
-    private long backlogBytes;
-    private long backlogNanos;
+    /** On a {@code max-latency} stream: how fast this receiver reads. */
+    private final ReceiverPace pace = new ReceiverPace();
     private int lastFrameLength;
     /** On a {@code slow=backpressure} stream: who this receiver holds back when over its bound; else null. */
     private dev.crossbar.core.topic.HoldBack holdBack;
@@ -202,39 +193,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /**
      * How long a message written now will wait before the receiver has read it: what is ahead of it
      * (the channel, our socket's buffer as the kernel reports it, and, at the receiver, a message in
-     * its socket and one it is reading) over the receiver's pace. Until the pace is known, half the
+     * its socket and one it is reading) at the receiver's pace. Until the pace is known, half the
      * bound: a receiver that falls behind in its first moments is not let drift past the bound while
      * its pace is measured.
      */
     private long socketDelayNanos(int frameLength) {
-        if (drainRate <= 0) {
-            return maxLatencyNanos / 2;
-        }
-        return (long) ((socketBufferBytes + pendingBytes() + 2L * frameLength) / drainRate);
-    }
-
-    /**
-     * The receiver's pace: while its latency queue holds messages, the channel and the socket are
-     * full and the socket takes bytes exactly as fast as the receiver reads them. Measured over
-     * those periods only, in a window of the last few seconds of them. Called when a message
-     * arrives and when the channel drains, before the queue changes.
-     */
-    private void measureDrain() {
-        long now = System.nanoTime();
-        long drained = writtenBytes - pendingBytes();
-        if (backlogged) {
-            backlogBytes += drained - drainMarkBytes;
-            backlogNanos += now - drainMarkNanos;
-            if (backlogNanos > MIN_PACE_SAMPLE_NANOS) {
-                drainRate = (double) backlogBytes / backlogNanos;
-                if (backlogNanos > PACE_WINDOW_NANOS) {
-                    backlogBytes /= 2;
-                    backlogNanos /= 2;
-                }
-            }
-        }
-        drainMarkBytes = drained;
-        drainMarkNanos = now;
+        return pace.nanosFor(socketBufferBytes + pendingBytes() + 2L * frameLength, maxLatencyNanos / 2);
     }
 
     @Override
@@ -269,12 +233,13 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (ctx.channel().isWritable()) {
             cancelSlowTimer();
             if (latency != null) {
-                measureDrain();
-                recordDropped(latency.skipStale(System.nanoTime(), socketDelayNanos(lastFrameLength), ctx.alloc()));
+                long now = System.nanoTime();
+                pace.observe(writtenBytes - pendingBytes(), now);
+                recordDropped(latency.skipStale(now, socketDelayNanos(lastFrameLength), ctx.alloc()));
                 if (pumpLatencyQueue()) {
                     flush();
                 }
-                backlogged = !latency.isEmpty();
+                pace.backlogged(!latency.isEmpty());
             }
         }
         ctx.fireChannelWritabilityChanged();
@@ -329,12 +294,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         if (latency != null) {
             // The frame's publish time stands for now: it was read a moment ago, and costs no clock read.
-            measureDrain();
+            pace.observe(writtenBytes - pendingBytes(), System.nanoTime());
             lastFrameLength = frame.frameLength();
             recordDropped(latency.offer(frame.retain(), frame.publishedAtNanos(), socketDelayNanos(lastFrameLength),
                     ctx.alloc()));
             boolean flush = pumpLatencyQueue();
-            backlogged = !latency.isEmpty();
+            pace.backlogged(!latency.isEmpty());
             return flush;
         }
         if (holdBack != null) {

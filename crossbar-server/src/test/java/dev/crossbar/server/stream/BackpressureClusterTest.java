@@ -50,7 +50,7 @@ class BackpressureClusterTest {
             assertTrue(fast.upgrade("/out/files/x").startsWith("HTTP/1.1 101"));
             assertTrue(slow.upgrade("/out/files/x").startsWith("HTTP/1.1 101"));
             assertTrue(pub.upgrade("/in/files/x").startsWith("HTTP/1.1 101"));
-            c.awaitSubscriptions(2); // the topic (node b) and its hold subject (node a, which has the sender)
+            c.awaitSubscriptions(3); // the topic (nodes a and b: both have a subscriber) and its hold subject (node a: the sender)
             await("publisher and fast subscriber on node a", Duration.ofSeconds(10),
                     () -> topicOn(c, 0) != null && topicOn(c, 0).size() == 2);
 

@@ -83,6 +83,8 @@ class BackpressureTest {
 
             AtomicReference<Throwable> failed = new AtomicReference<>();
             AtomicLong peakMemory = new AtomicLong();
+            long rssBefore = rssBytes();
+            AtomicLong peakRss = new AtomicLong(rssBefore);
             MessageDigest sent = MessageDigest.getInstance("SHA-256");
             long[] publishNanos = new long[1];
             Thread publisher = new Thread(() -> {
@@ -103,6 +105,7 @@ class BackpressureTest {
             Thread sampler = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     peakMemory.accumulateAndGet(PlatformDependent.usedDirectMemory(), Math::max);
+                    peakRss.accumulateAndGet(rssBytes(), Math::max);
                     try {
                         Thread.sleep(20);
                     } catch (InterruptedException e) {
@@ -131,12 +134,15 @@ class BackpressureTest {
             // The publisher went at the slow subscriber's pace: it could not be done much sooner.
             double slowest = (TOTAL - MEMORY_BOUND) / SLOW_RATE;
             System.out.printf("backpressure: %d MiB to a fast and a %.0f MB/s subscriber, publisher took %.1f s, "
-                    + "relay direct memory peak %d MiB%n", TOTAL >> 20, SLOW_RATE / 1e6, publishNanos[0] / 1e9,
-                    peakMemory.get() >> 20);
+                    + "relay direct memory peak %d MiB, process RSS %d -> peak %d MiB%n", TOTAL >> 20, SLOW_RATE / 1e6,
+                    publishNanos[0] / 1e9, peakMemory.get() >> 20, rssBefore >> 20, peakRss.get() >> 20);
             assertTrue(publishNanos[0] / 1e9 >= slowest * 0.9,
                     "publisher paced by the slow subscriber: " + publishNanos[0] / 1e9 + " s, expected >= " + slowest);
             assertTrue(peakMemory.get() > 0, "Netty counts its direct memory (the tests cap it)");
             assertTrue(peakMemory.get() < MEMORY_BOUND, "relay memory bounded: peak " + (peakMemory.get() >> 20) + " MiB");
+            // The whole process (relay, clients, JVM): it grew by far less than what went through.
+            assertTrue(peakRss.get() - rssBefore < 2 * MEMORY_BOUND,
+                    "RSS grew by " + ((peakRss.get() - rssBefore) >> 20) + " MiB for " + (TOTAL >> 20) + " MiB relayed");
             Topic t = relay.server().topics().get(new TopicKey(OneToMany.INSTANCE, "files/a"));
             assertNotNull(t);
             assertTrue(t.holdBack().heldNanos(System.nanoTime()) > 0, "the stats say the senders were held back");
@@ -188,6 +194,65 @@ class BackpressureTest {
             assertEquals(1013, close.closeCode());
             assertTrue(close.closeReason().startsWith("stalled: read nothing for 3s"), close.closeReason());
         }
+    }
+
+    @Test
+    @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void manyToManyEveryMemberIsASenderAndASlowOneHoldsTheOthersBackWithoutLoss() throws Exception {
+        byte[] block = block();
+        long messages = 48;
+        try (RawClient a = new RawClient(relay.port());
+             RawClient b = new RawClient(relay.port());
+             RawClient slow = new RawClient(relay.port(), 64 * 1024)) {
+            for (RawClient c : new RawClient[] {a, b, slow}) {
+                assertTrue(c.upgrade("/files/room").startsWith("HTTP/1.1 101"));
+            }
+            await("all joined", WAIT, () -> relay.server().topics().size() == 1
+                    && relay.server().topics().topics().iterator().next().size() == 3);
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            MessageDigest sent = MessageDigest.getInstance("SHA-256");
+            Thread sender = new Thread(() -> {
+                try {
+                    for (long i = 0; i < messages; i++) {
+                        byte[] m = message(block, i);
+                        sent.update(m);
+                        a.send(RawClient.frame(0x82, m, true));
+                    }
+                } catch (Throwable e) {
+                    failed.compareAndSet(null, e);
+                }
+            }, "member-a");
+            Reader atB = new Reader(b, messages, 0, failed);
+            Reader atSlow = new Reader(slow, messages, 16e6, failed);
+            sender.start();
+            atB.start();
+            atSlow.start();
+            sender.join(60_000);
+            atB.join(60_000);
+            atSlow.join(60_000);
+            if (failed.get() != null) {
+                throw new AssertionError("a member failed", failed.get());
+            }
+            byte[] expected = sent.digest();
+            assertArrayEquals(expected, atB.digest.digest(), "b got every byte of a's, in order");
+            assertArrayEquals(expected, atSlow.digest.digest(), "the slow member too");
+            assertTrue(relay.server().topics().topics().iterator().next().holdBack().heldNanos(System.nanoTime()) > 0,
+                    "the slow member held the others back");
+        }
+    }
+
+    /** This process's resident set size, from /proc (Linux). */
+    private static long rssBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        throw new AssertionError("no VmRSS in /proc/self/status");
     }
 
     /** Reads whole messages, checking each is one final binary frame of 1 MiB, hashing them in order. */
