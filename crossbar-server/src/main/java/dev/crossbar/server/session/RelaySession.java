@@ -318,16 +318,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             onSlow();
             return false;
         }
-        writtenBytes += length;
-        ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
-        // The publish time, not a clock read per receiver: with 1,000 receivers the reads cost more
-        // than the rest of counting, and "last message out" needs no finer truth than that.
-        stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
-        if (needsFlush) {
-            return false;
-        }
-        needsFlush = true;
-        return true;
+        return write(frame);
     }
 
     /**
@@ -342,8 +333,19 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
                     + " bytes waiting for this client (from other nodes, which cannot be held back)");
             return false;
         }
+        return write(frame);
+    }
+
+    /**
+     * Writes a duplicate of the frame and counts it.
+     *
+     * @return as {@link #deliver}: whether this left the channel needing a flush it did not need
+     */
+    private boolean write(PreparedFrame frame) {
         writtenBytes += frame.frameLength();
         ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
+        // The publish time, not a clock read per receiver: with 1,000 receivers the reads cost more
+        // than the rest of counting, and "last message out" needs no finer truth than that.
         stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
         if (needsFlush) {
             return false;
@@ -399,14 +401,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
             return false;
         }
-        writtenBytes += frame.frameLength();
-        ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
-        stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
-        if (needsFlush) {
-            return false;
-        }
-        needsFlush = true;
-        return true;
+        return write(frame);
     }
 
     @Override
@@ -422,21 +417,17 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      * @return as {@link #deliver}: whether this left the channel needing a flush it did not need
      */
     private boolean pumpLatencyQueue() {
-        boolean wrote = false;
+        boolean newlyNeedsFlush = false;
         Channel ch = ctx.channel();
         while (!latency.isEmpty() && ch.isWritable()) {
             PreparedFrame f = latency.poll();
-            writtenBytes += f.frameLength();
-            ctx.write(f.content().retainedDuplicate(), ctx.voidPromise());
-            stats.recordOut(f.payloadLength(), f.publishedAtNanos());
-            f.release();
-            wrote = true;
+            try {
+                newlyNeedsFlush |= write(f);
+            } finally {
+                f.release();
+            }
         }
-        if (!wrote || needsFlush) {
-            return false;
-        }
-        needsFlush = true;
-        return true;
+        return newlyNeedsFlush;
     }
 
     private void recordDropped(int messages) {

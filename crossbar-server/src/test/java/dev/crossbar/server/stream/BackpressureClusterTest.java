@@ -71,8 +71,8 @@ class BackpressureClusterTest {
                     failed.compareAndSet(null, e);
                 }
             }, "publisher");
-            Reader fastReader = new Reader(fast, 0, failed);
-            Reader slowReader = new Reader(slow, SLOW_RATE, failed);
+            PacedReader fastReader = new PacedReader(fast, MESSAGES, MESSAGE, 0, failed);
+            PacedReader slowReader = new PacedReader(slow, MESSAGES, MESSAGE, SLOW_RATE, failed);
             publisher.start();
             fastReader.start();
             slowReader.start();
@@ -100,53 +100,5 @@ class BackpressureClusterTest {
 
     private static Topic topicOn(CrossbarCluster c, int node) {
         return c.node(node).topics().get(new TopicKey(OneToMany.INSTANCE, "files/x"));
-    }
-
-    /** Reads whole 1 MiB binary messages, hashing them in order, no faster than {@code rate} (0: at once). */
-    private static final class Reader extends Thread {
-        final RawClient client;
-        final double rate;
-        final AtomicReference<Throwable> failed;
-        final MessageDigest digest;
-        volatile int messages;
-
-        Reader(RawClient client, double rate, AtomicReference<Throwable> failed) throws Exception {
-            super("reader");
-            this.client = client;
-            this.rate = rate;
-            this.failed = failed;
-            this.digest = MessageDigest.getInstance("SHA-256");
-        }
-
-        @Override
-        public void run() {
-            try {
-                long start = System.nanoTime();
-                while (messages < MESSAGES) {
-                    RawClient.Frame f = client.readFrame(30_000);
-                    if (f == null) {
-                        throw new AssertionError("no message " + messages + " within 30 s");
-                    }
-                    if (f.opcode() == 0x9) {
-                        client.send(RawClient.frame(0x8A, f.payload(), true));
-                        continue;
-                    }
-                    if (f.opcode() != 0x2 || !f.fin() || f.payload().length != MESSAGE) {
-                        throw new AssertionError("message " + messages + ": opcode " + f.opcode() + ", "
-                                + f.payload().length + " bytes");
-                    }
-                    digest.update(f.payload());
-                    messages++;
-                    if (rate > 0) {
-                        long wait = start + (long) ((double) messages * MESSAGE / rate * 1e9) - System.nanoTime();
-                        if (wait > 0) {
-                            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-                        }
-                    }
-                }
-            } catch (Throwable e) {
-                failed.compareAndSet(null, e);
-            }
-        }
     }
 }

@@ -100,8 +100,8 @@ class BackpressureTest {
                     failed.compareAndSet(null, e);
                 }
             }, "publisher");
-            Reader fastReader = new Reader(fast, messages, 0, failed);
-            Reader slowReader = new Reader(slow, messages, SLOW_RATE, failed);
+            PacedReader fastReader = new PacedReader(fast, messages, MESSAGE, 0, failed);
+            PacedReader slowReader = new PacedReader(slow, messages, MESSAGE, SLOW_RATE, failed);
             Thread sampler = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     peakMemory.accumulateAndGet(PlatformDependent.usedDirectMemory(), Math::max);
@@ -175,7 +175,7 @@ class BackpressureTest {
                     failed.compareAndSet(null, e);
                 }
             }, "publisher");
-            Reader fastReader = new Reader(fast, messages, 0, failed);
+            PacedReader fastReader = new PacedReader(fast, messages, MESSAGE, 0, failed);
             long start = System.nanoTime();
             publisher.start();
             fastReader.start();
@@ -222,8 +222,8 @@ class BackpressureTest {
                     failed.compareAndSet(null, e);
                 }
             }, "member-a");
-            Reader atB = new Reader(b, messages, 0, failed);
-            Reader atSlow = new Reader(slow, messages, 16e6, failed);
+            PacedReader atB = new PacedReader(b, messages, MESSAGE, 0, failed);
+            PacedReader atSlow = new PacedReader(slow, messages, MESSAGE, 16e6, failed);
             sender.start();
             atB.start();
             atSlow.start();
@@ -253,56 +253,5 @@ class BackpressureTest {
             throw new java.io.UncheckedIOException(e);
         }
         throw new AssertionError("no VmRSS in /proc/self/status");
-    }
-
-    /** Reads whole messages, checking each is one final binary frame of 1 MiB, hashing them in order. */
-    private static final class Reader extends Thread {
-        final RawClient client;
-        final long expected;
-        final double rate;
-        final AtomicReference<Throwable> failed;
-        final MessageDigest digest;
-        volatile long messages;
-
-        Reader(RawClient client, long expected, double rate, AtomicReference<Throwable> failed) throws Exception {
-            super("reader");
-            this.client = client;
-            this.expected = expected;
-            this.rate = rate;
-            this.failed = failed;
-            this.digest = MessageDigest.getInstance("SHA-256");
-        }
-
-        @Override
-        public void run() {
-            try {
-                long start = System.nanoTime();
-                while (messages < expected) {
-                    RawClient.Frame f = client.readFrame(30_000);
-                    if (f == null) {
-                        throw new AssertionError("no message " + messages + " within 30 s");
-                    }
-                    if (f.opcode() == 0x9) {
-                        client.send(RawClient.frame(0x8A, f.payload(), true)); // the relay's keepalive: pong
-                        continue;
-                    }
-                    if (f.opcode() != 0x2 || !f.fin() || f.payload().length != MESSAGE) {
-                        throw new AssertionError("message " + messages + ": opcode " + f.opcode() + ", fin " + f.fin()
-                                + ", " + f.payload().length + " bytes: merged, split or re-typed");
-                    }
-                    digest.update(f.payload());
-                    messages++;
-                    if (rate > 0) {
-                        long due = start + (long) (messages * MESSAGE / rate * 1e9);
-                        long wait = due - System.nanoTime();
-                        if (wait > 0) {
-                            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-                        }
-                    }
-                }
-            } catch (Throwable e) {
-                failed.compareAndSet(null, e);
-            }
-        }
     }
 }
