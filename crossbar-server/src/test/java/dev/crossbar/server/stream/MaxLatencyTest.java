@@ -41,10 +41,11 @@ class MaxLatencyTest {
     final RelayServerExtension relay = new RelayServerExtension(b -> b
             .routing(new RoutingTable(RoutingTable.parseAll(List.of(
                     "/vid/**:start=keyframe,max-latency=" + BOUND_MS + "ms",
-                    "/unbounded/**:start=keyframe")))));
+                    "/unbounded/**:start=keyframe",
+                    "/feed/**:max-latency=" + BOUND_MS + "ms")))));
 
     /** One viewer's messages: when each was read, which chunk it came from, and what it began with. */
-    private record Seen(long readNanos, int chunk, boolean keyframeFirst) {
+    private record Seen(long readNanos, int chunk, boolean keyframeFirst, int length) {
     }
 
     @Test
@@ -54,17 +55,20 @@ class MaxLatencyTest {
         byte[] ts = TsStream.ffmpeg(SECONDS + 5, 30, 1000);
         List<byte[]> chunks = TsStream.chunks(ts, CHUNK);
         double bytesPerSecond = ts.length / (SECONDS + 5.0);
-        Map<String, Integer> whole = new HashMap<>();
-        Map<String, Integer> fromKeyframe = new HashMap<>();
+        // A test pattern repeats itself (every two minutes or so), and so do some chunks: each
+        // content maps to every chunk that has it, and a message is the first of those after the last.
+        Map<String, List<Integer>> whole = new HashMap<>();
+        Map<String, List<Integer>> fromKeyframe = new HashMap<>();
         for (int i = 0; i < chunks.size(); i++) {
             byte[] c = chunks.get(i);
-            whole.put(digest(c, 0), i);
+            whole.computeIfAbsent(digest(c, 0), k -> new ArrayList<>()).add(i);
             for (int at = TsStream.PACKET; at < c.length; at += TsStream.PACKET) {
                 if (TsStream.isRandomAccess(c, at)) {
-                    fromKeyframe.put(digest(c, at), i);
+                    fromKeyframe.computeIfAbsent(digest(c, at), k -> new ArrayList<>()).add(i);
                 }
             }
         }
+        int[] last = {-1};
         long[] sentAt = new long[chunks.size()];
 
         try (JdkClient pub = JdkClient.connect(relay.ws("/in/vid/1"));
@@ -82,20 +86,23 @@ class MaxLatencyTest {
             long start = System.nanoTime();
             long end = start + SECONDS * 1_000_000_000L;
             Thread reader = throttledReader(slow, bytesPerSecond / 2, end, readerFailed, (data, now) -> {
-                Integer c = whole.get(digest(data, 0));
-                boolean cut = c == null;
-                if (cut) {
-                    c = fromKeyframe.get(digest(data, 0));
+                String d = digest(data, 0);
+                Integer c = after(whole.get(d), last[0]);
+                if (c == null) {
+                    c = after(fromKeyframe.get(d), last[0]);
                 }
                 if (c == null) {
                     throw new AssertionError("a message that is neither a chunk nor a chunk from a keyframe on: "
                             + data.length + " bytes, keyframe first: " + TsStream.isRandomAccess(data, 0));
                 }
-                seen.add(new Seen(now, c, TsStream.isRandomAccess(data, 0)));
+                last[0] = c;
+                seen.add(new Seen(now, c, TsStream.isRandomAccess(data, 0), data.length));
             });
+            int[] lastUnbounded = {-1};
             Thread other = throttledReader(slowUnbounded, bytesPerSecond / 2, end, readerFailed, (data, now) -> {
-                Integer c = whole.get(digest(data, 0));
+                Integer c = after(whole.get(digest(data, 0)), lastUnbounded[0]);
                 if (c != null) {
+                    lastUnbounded[0] = c;
                     unboundedLatencies.add(now - sentAt[c]);
                 }
             });
@@ -135,7 +142,9 @@ class MaxLatencyTest {
                     if (previous >= 0 && s.chunk() != previous + 1) {
                         skips++;
                         assertTrue(s.chunk() > previous, "never back, never twice");
-                        assertTrue(s.keyframeFirst(), "after a skip, the next message starts at a keyframe");
+                        assertTrue(s.keyframeFirst(), "after a skip (chunk " + previous + " to " + s.chunk() + ", "
+                                + s.length() + " bytes), the next message starts at a keyframe; keyframe packets in chunk "
+                                + s.chunk() + ": " + keyframePackets(chunks.get(s.chunk())));
                     }
                     previous = s.chunk();
                 }
@@ -151,6 +160,62 @@ class MaxLatencyTest {
             assertTrue(skips > 0, "at half the rate it must have skipped");
             assertTrue(ms(pct(latencies, 100)) <= BOUND_MS,
                     "latency stays under " + BOUND_MS + " ms; max was " + ms(pct(latencies, 100)));
+        }
+    }
+
+    /**
+     * A stream that is not video: a viewer at half the rate skips past stale messages (no keyframes
+     * to wait for), stays within the bound, and what it gets is in order, each message whole.
+     */
+    @Test
+    @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void onAStreamWithoutKeyframesStaleMessagesAreDropped() throws Exception {
+        int seconds = 10;
+        int perSecond = 100;
+        int size = 1000;
+        try (JdkClient pub = JdkClient.connect(relay.ws("/in/feed/1"));
+             RawClient slow = new RawClient(relay.port(), 2048)) {
+            assertTrue(slow.upgrade("/out/feed/1").startsWith("HTTP/1.1 101"));
+            await("joined", WAIT, () -> members("feed/1") == 2);
+            long start = System.nanoTime();
+            long end = start + seconds * 1_000_000_000L;
+            long[] sentAt = new long[seconds * perSecond];
+            List<long[]> seen = Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread reader = throttledReader(slow, perSecond * (size + 4) / 2.0, end + 500_000_000L, failed,
+                    (data, now) -> {
+                        if (data.length != size) {
+                            throw new AssertionError("a message of " + data.length + " bytes: merged or split");
+                        }
+                        seen.add(new long[] {ByteBuffer.wrap(data).getInt(), now});
+                    });
+            reader.start();
+            for (int i = 0; i < sentAt.length; i++) {
+                long wait = start + i * 1_000_000_000L / perSecond - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                byte[] m = new byte[size];
+                ByteBuffer.wrap(m).putInt(i);
+                sentAt[i] = System.nanoTime();
+                pub.sendBinary(m);
+            }
+            reader.join(30_000);
+            if (failed.get() != null) {
+                throw new AssertionError("reader failed", failed.get());
+            }
+            long previous = -1;
+            long worst = 0;
+            synchronized (seen) {
+                for (long[] s : seen) {
+                    assertTrue(s[0] > previous, "in order, none twice");
+                    previous = s[0];
+                    worst = Math.max(worst, s[1] - sentAt[(int) s[0]]);
+                }
+            }
+            assertTrue(seen.size() < sentAt.length, "at half the rate some were skipped");
+            assertTrue(seen.size() > sentAt.length / 4, "and most of the rest arrived: " + seen.size());
+            assertTrue(ms(worst) <= BOUND_MS, "within " + BOUND_MS + " ms; worst " + ms(worst));
         }
     }
 
@@ -191,6 +256,28 @@ class MaxLatencyTest {
         }, "throttled-viewer");
         t.setDaemon(true);
         return t;
+    }
+
+    /** The first of {@code chunks} after {@code last}, or null. */
+    private static Integer after(List<Integer> chunks, int last) {
+        if (chunks != null) {
+            for (int c : chunks) {
+                if (c > last) {
+                    return c;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static List<Integer> keyframePackets(byte[] chunk) {
+        List<Integer> at = new ArrayList<>();
+        for (int i = 0; i + TsStream.PACKET <= chunk.length; i += TsStream.PACKET) {
+            if (TsStream.isRandomAccess(chunk, i)) {
+                at.add(i);
+            }
+        }
+        return at;
     }
 
     private int members(String name) {
