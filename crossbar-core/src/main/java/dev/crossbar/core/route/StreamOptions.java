@@ -12,11 +12,16 @@ import java.util.Locale;
  * @param start      what a member that joins gets before the live messages
  * @param maxLatency a receiver whose oldest queued message is older than this is skipped forward;
  *                   {@link Duration#ZERO} for no bound (the default: drop only over the queue bound)
+ * @param session    {@code schema=session}: the stream is not relayed 1:N; each client ({@code /out/})
+ *                   gets its own private 1:1 session with one host ({@code /in/})
  */
-public record StreamOptions(Start start, Duration maxLatency) {
+public record StreamOptions(Start start, Duration maxLatency, boolean session) {
 
     /** Today's behaviour, for streams no rule matches. */
-    public static final StreamOptions DEFAULT = new StreamOptions(Start.LIVE, Duration.ZERO);
+    public static final StreamOptions DEFAULT = new StreamOptions(Start.LIVE, Duration.ZERO, false);
+
+    /** The value of the {@code schema} key that makes a stream a 1:1 session stream. */
+    public static final String SESSION = "session";
 
     /** Where a newcomer starts. */
     public enum Start {
@@ -39,6 +44,15 @@ public record StreamOptions(Start start, Duration maxLatency) {
         if (maxLatency.isNegative()) {
             throw new IllegalArgumentException("max-latency: " + maxLatency + " (expected: >= 0)");
         }
+        if (session && (start != Start.LIVE || !maxLatency.isZero())) {
+            throw new IllegalArgumentException("schema=session takes no start or max-latency "
+                    + "(a session is a private byte stream: nothing is replayed or skipped)");
+        }
+    }
+
+    /** A stream without {@code schema=session}. */
+    public StreamOptions(Start start, Duration maxLatency) {
+        this(start, maxLatency, false);
     }
 
     /** Whether the topic keeps messages for newcomers. */
@@ -52,19 +66,20 @@ public record StreamOptions(Start start, Duration maxLatency) {
 
     /**
      * Parses {@code KEY=VALUE[,KEY=VALUE...]}: {@code start=live|keyframe|last},
-     * {@code max-latency=DURATION} ({@code 500ms}, {@code 2s}).
+     * {@code max-latency=DURATION} ({@code 500ms}, {@code 2s}), {@code schema=session}.
      *
      * @throws IllegalArgumentException naming the key or value that is wrong
      */
     public static StreamOptions parse(String text) {
         Start start = Start.LIVE;
         Duration maxLatency = Duration.ZERO;
+        boolean session = false;
         List<String> seen = new ArrayList<>();
         for (String pair : text.split(",", -1)) {
             String p = pair.trim();
             int eq = p.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: start, max-latency)");
+                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: start, max-latency, schema)");
             }
             String key = p.substring(0, eq).trim();
             String value = p.substring(eq + 1).trim();
@@ -82,11 +97,17 @@ public record StreamOptions(Start start, Duration maxLatency) {
                         throw new IllegalArgumentException("max-latency=" + value + " (expected: > 0, e.g. 500ms)");
                     }
                     break;
+                case "schema":
+                    if (!SESSION.equals(value)) {
+                        throw new IllegalArgumentException("schema=" + value + " (expected: session)");
+                    }
+                    session = true;
+                    break;
                 default:
-                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: start, max-latency)");
+                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: start, max-latency, schema)");
             }
         }
-        return new StreamOptions(start, maxLatency);
+        return new StreamOptions(start, maxLatency, session);
     }
 
     private static Start parseStart(String value) {
@@ -118,6 +139,9 @@ public record StreamOptions(Start start, Duration maxLatency) {
 
     /** The rule's own syntax, for /stats, /ws and logs: {@code start=keyframe,max-latency=500ms}. */
     public String describe() {
+        if (session) {
+            return "schema=" + SESSION;
+        }
         StringBuilder b = new StringBuilder("start=").append(start.label());
         if (boundsLatency()) {
             b.append(",max-latency=").append(maxLatency.toMillis()).append("ms");
