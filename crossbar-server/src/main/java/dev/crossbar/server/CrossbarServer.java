@@ -14,6 +14,7 @@ import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
 import dev.crossbar.server.metrics.MetricsEndpoint;
 import dev.crossbar.server.metrics.RelayMetrics;
+import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
@@ -79,6 +80,8 @@ public final class CrossbarServer implements AutoCloseable {
     private ServerTlsContext tls;
     /** Token checks and revocations, or null when access control is off. */
     private final AccessControl access;
+    /** 1:1 sessions: hosts and sessions waiting for them. */
+    private final SessionRegistry pairs;
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
@@ -96,7 +99,9 @@ public final class CrossbarServer implements AutoCloseable {
         this.router = new Router(topics, config.maxLoopBacklogBytes());
         this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName());
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
-        this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
+        this.access = config.auth().enabled()
+                ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
+        this.pairs = new SessionRegistry(config.sessions());
     }
 
     /**
@@ -161,7 +166,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
                 .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures,
-                        tls, access, eventLoops()));
+                        tls, access, eventLoops(), pairs));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -267,6 +272,11 @@ public final class CrossbarServer implements AutoCloseable {
 
     public HandshakeFailures handshakeFailures() {
         return handshakeFailures;
+    }
+
+    /** 1:1 sessions ({@code schema=session} streams): hosts, waiting and open sessions. */
+    public SessionRegistry pairs() {
+        return pairs;
     }
 
     /** Access control, or null when tokens are off. */

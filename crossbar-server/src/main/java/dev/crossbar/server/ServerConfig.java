@@ -7,6 +7,7 @@ import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.server.auth.AuthConfig;
 import dev.crossbar.server.tls.TlsConfig;
 import dev.crossbar.server.cluster.NatsConfig;
+import dev.crossbar.server.pair.SessionConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -101,6 +102,7 @@ public final class ServerConfig {
     private final RoutingTable routing;
     private final ReplayLimits replayLimits;
     private final int latencySendBuffer;
+    private final SessionConfig sessions;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -176,6 +178,7 @@ public final class ServerConfig {
             throw new IllegalArgumentException("latencySendBuffer: " + b.latencySendBuffer + " (expected: >= 4KiB)");
         }
         this.latencySendBuffer = b.latencySendBuffer;
+        this.sessions = requireNonNull(b.sessions, "sessions");
     }
 
     /** The host name, or {@code crossbar} if it cannot be found: the default node name. */
@@ -397,6 +400,11 @@ public final class ServerConfig {
         return latencySendBuffer;
     }
 
+    /** Limits of 1:1 sessions ({@code schema=session} streams). */
+    public SessionConfig sessions() {
+        return sessions;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -429,6 +437,7 @@ public final class ServerConfig {
         private RoutingTable routing = RoutingTable.EMPTY;
         private ReplayLimits replayLimits = ReplayLimits.DEFAULT;
         private int latencySendBuffer = DEFAULT_LATENCY_SEND_BUFFER;
+        private SessionConfig sessions = SessionConfig.DEFAULT;
 
         private Builder() {
         }
@@ -464,6 +473,7 @@ public final class ServerConfig {
             routing = c.routing;
             replayLimits = c.replayLimits;
             latencySendBuffer = c.latencySendBuffer;
+            sessions = c.sessions;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -632,6 +642,11 @@ public final class ServerConfig {
 
         public Builder latencySendBuffer(int v) {
             latencySendBuffer = v;
+            return this;
+        }
+
+        public Builder sessions(SessionConfig v) {
+            sessions = v;
             return this;
         }
 

@@ -191,6 +191,8 @@ public final class CrossbarCommand implements Callable<Integer> {
     ClusterOptions cluster = new ClusterOptions();
     @Mixin
     RoutingOptions routing = new RoutingOptions();
+    @Mixin
+    SessionOptions sessions = new SessionOptions();
 
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
@@ -235,6 +237,7 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .routing(routing.table())
                 .replayLimits(routing.limits())
                 .latencySendBuffer(routing.latencySendBuffer)
+                .sessions(sessions.toConfig())
                 .build();
     }
 
