@@ -102,6 +102,7 @@ public final class CrossbarServer implements AutoCloseable {
         this.access = config.auth().enabled()
                 ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
         this.pairs = new SessionRegistry(config.sessions());
+        metrics.bindSessions(pairs);
     }
 
     /**

@@ -68,6 +68,11 @@ class SessionTest {
             // Three different session paths, each opened once.
             assertEquals(3, host.offers.stream().map(o -> o.get("session").asText()).distinct().count());
             RelayServerExtension.await("sessions ended", WAIT, () -> relay.server().pairs().open() == 0);
+            String metrics = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(relay.http("/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(metrics.contains("crossbar_sessions_started_total 3.0"), metrics);
+            assertTrue(metrics.contains("crossbar_session_hosts 1.0"), metrics);
         }
     }
 
