@@ -14,6 +14,7 @@ import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
 import dev.crossbar.server.metrics.MetricsEndpoint;
 import dev.crossbar.server.metrics.RelayMetrics;
+import dev.crossbar.server.pair.SessionLink;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
@@ -82,6 +83,8 @@ public final class CrossbarServer implements AutoCloseable {
     private final AccessControl access;
     /** 1:1 sessions: hosts and sessions waiting for them. */
     private final SessionRegistry pairs;
+    /** Sessions across nodes, or null for a node on its own. */
+    private SessionLink sessionLink;
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
@@ -177,6 +180,7 @@ public final class CrossbarServer implements AutoCloseable {
         }
         log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes)",
                 describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes());
+        startSessionLink();
         if (tls != null) {
             log.info("TLS on ({}): wss:// and https:// only; certificate {} expires {}", tls.providerName(),
                     tls.certificate().getSubjectX500Principal().getName(), tls.certificate().getNotAfter().toInstant());
@@ -187,6 +191,30 @@ public final class CrossbarServer implements AutoCloseable {
         if (config.adminListen() != null) {
             bindAdmin(admin);
         }
+    }
+
+    /**
+     * In a cluster with session streams: the link that offers clients here to hosts on other nodes,
+     * who open the session at this node's URL ({@code --session-url}, else the listen address).
+     */
+    private void startSessionLink() {
+        if (cluster == null || !config.routing().hasSessions()) {
+            return;
+        }
+        String url = config.sessions().url();
+        if (url == null) {
+            InetSocketAddress a = localAddress();
+            if (a.getAddress() != null && a.getAddress().isAnyLocalAddress()) {
+                log.warn("Sessions stay on this node: listening on every address, it cannot tell hosts on other "
+                        + "nodes where to reach it; set --session-url");
+                return;
+            }
+            url = (tls != null ? "wss://" : "ws://") + (a.getAddress() instanceof java.net.Inet6Address
+                    ? "[" + a.getHostString() + "]" : a.getHostString()) + ":" + a.getPort();
+        }
+        sessionLink = new SessionLink(config.nats(), config.nodeName(), url, pairs);
+        pairs.link(sessionLink);
+        sessionLink.start();
     }
 
     /** The worker group's loops, in order. */
@@ -337,6 +365,9 @@ public final class CrossbarServer implements AutoCloseable {
             }
         }
         sessions.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        if (sessionLink != null) {
+            sessionLink.close();
+        }
         if (cluster != null) {
             cluster.close();
         }

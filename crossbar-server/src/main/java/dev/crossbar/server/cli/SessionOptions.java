@@ -17,7 +17,12 @@ final class SessionOptions {
                     + "a client beyond it is closed with 1013 (default ${DEFAULT-VALUE}).")
     int maxPending;
 
+    @Option(names = "--session-url", paramLabel = "URL",
+            description = "schema=session in a cluster: this node's address as hosts reach it (e.g. wss://node-a.example.org); "
+                    + "hosts on other nodes open sessions of this node's clients there (default: ws(s)://<listen address>).")
+    String url;
+
     SessionConfig toConfig() {
-        return new SessionConfig(openTimeout, maxPending);
+        return new SessionConfig(openTimeout, maxPending, url);
     }
 }

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * <p>Ownership: last inbound handler; a host sends nothing on this connection, and whatever it sends
  * is released here. Offers are written from the client's loop (any thread).
  */
-final class HostEnd extends ChannelInboundHandlerAdapter {
+final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost {
 
     private static final Logger log = LoggerFactory.getLogger(HostEnd.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,6 +39,10 @@ final class HostEnd extends ChannelInboundHandlerAdapter {
     private final ChannelGroup group;
     private final TopicKey stream;
     private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
+    /** Names this host to other nodes, whose clients it may serve. */
+    private final String id = SessionPaths.newId();
+    /** Whether it was offered a client of another node: its departure is then announced. */
+    private volatile boolean servedRemote;
     private ChannelHandlerContext ctx;
     private ConnectionLifecycle lifecycle;
     private volatile boolean registered;
@@ -79,8 +83,13 @@ final class HostEnd extends ChannelInboundHandlerAdapter {
         return registered && !gone && ctx.channel().isActive() && !lifecycle.isClosing();
     }
 
+    String id() {
+        return id;
+    }
+
     /** Tells the host to open {@code session}; any thread. */
-    void offer(Session session, ClientInfo client) {
+    @Override
+    public void offer(Session session, ClientInfo client) {
         sessions.add(session);
         if (gone) {
             // Raced with the host's departure, which may not have seen this session.
@@ -88,6 +97,25 @@ final class HostEnd extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.channel().writeAndFlush(new TextWebSocketFrame(offerJson(session, client)));
+    }
+
+    /**
+     * Tells the host of a session for a client on another node ({@link SessionLink}): {@code offer}
+     * has the session's path, the URL to open it at, the stream and the client. Any thread.
+     */
+    void offerRemote(com.fasterxml.jackson.databind.JsonNode offer) {
+        servedRemote = true;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", "session");
+        m.put("session", offer.path("session").asText());
+        m.put("url", offer.path("url").asText());
+        m.put("stream", offer.path("stream").asText());
+        m.put("client", offer.path("client"));
+        try {
+            ctx.channel().writeAndFlush(new TextWebSocketFrame(JSON.writeValueAsString(m)));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("offer is not JSON", e);
+        }
     }
 
     static String offerJson(Session session, ClientInfo client) {
@@ -106,7 +134,8 @@ final class HostEnd extends ChannelInboundHandlerAdapter {
         }
     }
 
-    void forget(Session session) {
+    @Override
+    public void forget(Session session) {
         sessions.remove(session);
     }
 
@@ -120,6 +149,9 @@ final class HostEnd extends ChannelInboundHandlerAdapter {
         gone = true;
         if (registered) {
             registry.removeHost(this);
+        }
+        if (servedRemote) {
+            registry.announceGone(this);
         }
         for (Session s : sessions) {
             s.end(null, CloseCodes.GOING_AWAY, "host went away");

@@ -22,14 +22,14 @@ final class Session {
     private final String id;
     private final TopicKey stream;
     private final SessionEnd client;
-    private final HostEnd host;
+    private final SessionHost host;
     private final SessionRegistry registry;
     private final AtomicReference<State> state = new AtomicReference<>(State.WAITING);
     /** The host's end, from the claim on. */
     private volatile SessionEnd hostSide;
     private volatile ScheduledFuture<?> openTimer;
 
-    Session(String id, TopicKey stream, SessionEnd client, HostEnd host, SessionRegistry registry) {
+    Session(String id, TopicKey stream, SessionEnd client, SessionHost host, SessionRegistry registry) {
         this.id = requireNonNull(id, "id");
         this.stream = requireNonNull(stream, "stream");
         this.client = requireNonNull(client, "client");
@@ -53,7 +53,7 @@ final class Session {
         return client;
     }
 
-    HostEnd host() {
+    SessionHost host() {
         return host;
     }
 

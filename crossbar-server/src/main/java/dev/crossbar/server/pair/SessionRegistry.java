@@ -24,6 +24,10 @@ public final class SessionRegistry {
     private final AtomicInteger hostCount = new AtomicInteger();
     private final AtomicLong started = new AtomicLong();
     private final AtomicLong expired = new AtomicLong();
+    /** Sessions of this node's clients offered to hosts on other nodes, by host id. */
+    private final ConcurrentHashMap<String, java.util.Set<Session>> remote = new ConcurrentHashMap<>();
+    /** The cluster's session link, or null on a node on its own. */
+    private volatile SessionLink link;
 
     public SessionRegistry(SessionConfig config) {
         this.config = requireNonNull(config, "config");
@@ -33,18 +37,93 @@ public final class SessionRegistry {
         return config;
     }
 
+    /** Joins the cluster: clients here may be served by hosts on other nodes, and hosts here by theirs. */
+    public void link(SessionLink l) {
+        this.link = l;
+    }
+
     void addHost(HostEnd host) {
-        hosts.computeIfAbsent(host.stream(), k -> new CopyOnWriteArrayList<>()).add(host);
+        boolean[] first = new boolean[1];
+        hosts.compute(host.stream(), (k, list) -> {
+            List<HostEnd> l = list == null ? new CopyOnWriteArrayList<>() : list;
+            first[0] = l.isEmpty();
+            l.add(host);
+            return l;
+        });
         hostCount.incrementAndGet();
+        SessionLink l = link;
+        if (first[0] && l != null) {
+            l.hosting(host.stream());
+        }
     }
 
     void removeHost(HostEnd host) {
+        boolean[] last = new boolean[1];
         hosts.computeIfPresent(host.stream(), (k, list) -> {
             if (list.remove(host)) {
                 hostCount.decrementAndGet();
             }
+            last[0] = list.isEmpty();
             return list.isEmpty() ? null : list;
         });
+        SessionLink l = link;
+        if (last[0] && l != null) {
+            l.notHosting(host.stream());
+        }
+    }
+
+    /** A host of {@code stream} on this node that takes offers now (in turn), or null. */
+    HostEnd localHost(TopicKey stream) {
+        List<HostEnd> list = hosts.get(stream);
+        if (list == null || list.isEmpty()) {
+            return null;
+        }
+        int n = list.size();
+        int first = Math.floorMod(turn.getAndIncrement(), n);
+        for (int i = 0; i < n; i++) {
+            HostEnd h = list.get((first + i) % n);
+            if (h.accepting()) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    /** The 1:N stream named {@code key} (as a topic key's name), for offers from other nodes. */
+    TopicKey streamKey(String key) {
+        return new TopicKey(dev.crossbar.core.schema.OneToMany.INSTANCE, key);
+    }
+
+    void remoteOffered(String hostId, Session s) {
+        remote.computeIfAbsent(hostId, k -> ConcurrentHashMap.newKeySet()).add(s);
+        if (s.state() == Session.State.ENDED) {
+            remoteForget(hostId, s);
+        }
+    }
+
+    void remoteForget(String hostId, Session s) {
+        remote.computeIfPresent(hostId, (k, set) -> {
+            set.remove(s);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    /** A host on another node went away: its sessions with clients here end. */
+    void remoteHostGone(String hostId) {
+        java.util.Set<Session> sessions = remote.remove(hostId);
+        if (sessions != null) {
+            for (Session s : sessions) {
+                s.end(null, dev.crossbar.server.websocket.CloseCodes.GOING_AWAY, "host went away");
+            }
+        }
+    }
+
+    /** A host here that served clients of other nodes went away: they are told. */
+    void announceGone(HostEnd host) {
+        SessionLink l = link;
+        if (l != null) {
+            l.gone(host.id());
+        }
     }
 
     /**
@@ -54,17 +133,10 @@ public final class SessionRegistry {
      * @throws SessionRefused when no host is connected or too many sessions wait
      */
     Session offer(TopicKey stream, SessionEnd client) throws SessionRefused {
-        List<HostEnd> list = hosts.get(stream);
-        HostEnd host = null;
-        if (list != null && !list.isEmpty()) {
-            int n = list.size();
-            int first = Math.floorMod(turn.getAndIncrement(), n);
-            for (int i = 0; i < n && host == null; i++) {
-                HostEnd h = list.get((first + i) % n);
-                if (h.accepting()) {
-                    host = h;
-                }
-            }
+        SessionHost host = localHost(stream);
+        SessionLink l = link;
+        if (host == null && l != null) {
+            host = new RemoteHost(this, l);
         }
         if (host == null) {
             throw new SessionRefused("no host on " + name(stream) + "; try again later");

@@ -75,7 +75,9 @@ public final class SessionHost implements AutoCloseable {
                 JsonNode offer = JSON.readTree(r.string());
                 offers.add(offer);
                 if (open) {
-                    openSession(offer.get("session").asText());
+                    // An offer for a client on another node says where to open it.
+                    openSession(offer.hasNonNull("url") ? URI.create(offer.get("url").asText())
+                            : URI.create(sessionBase + offer.get("session").asText()));
                 }
             }
         } catch (InterruptedException e) {
@@ -85,11 +87,11 @@ public final class SessionHost implements AutoCloseable {
         }
     }
 
-    /** Opens {@code path} and echoes on it. */
-    public Opened openSession(String path) {
-        Opened o = new Opened(path);
+    /** Opens the session at {@code uri} and echoes on it. */
+    public Opened openSession(URI uri) {
+        Opened o = new Opened(uri.getPath());
         sessions.add(o);
-        o.ws = NettyEcho.open(URI.create(sessionBase + path), o.closed);
+        o.ws = NettyEcho.open(uri, o.closed);
         return o;
     }
 
