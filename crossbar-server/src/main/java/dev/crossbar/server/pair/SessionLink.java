@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.server.cluster.NatsConfig;
+import dev.crossbar.server.cluster.NatsTls;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * stream's subject, answered by one node of the queue group of nodes with hosts) and a host's
  * departure (to every node).
  *
- * <p>Its own NATS connection, for small and rare messages, kept apart from the relay's message link.
+ * <p>Its own NATS connection (same servers, credentials and TLS as the message link), for small and
+ * rare messages, kept apart from the relay's message link.
  * Event loops never call the client: every call runs on the link's own thread, in order.
  */
 public final class SessionLink implements AutoCloseable {
@@ -80,6 +82,15 @@ public final class SessionLink implements AutoCloseable {
         }
         if (config.credsFile() != null) {
             b.authHandler(Nats.credentials(config.credsFile().toString()));
+        }
+        if (config.tlsCaFile() != null) {
+            b.sslContext(NatsTls.trusting(config.tlsCaFile()));
+        } else if (config.tls()) {
+            try {
+                b.secure();
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalArgumentException("natsTls: no TLS in this JVM: " + e.getMessage(), e);
+            }
         }
         this.options = b.build();
     }

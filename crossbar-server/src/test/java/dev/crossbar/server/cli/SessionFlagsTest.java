@@ -37,5 +37,13 @@ class SessionFlagsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> config("--max-pending-sessions", "0"));
         assertEquals("maxPendingSessions: 0 (expected: > 0)", e.getMessage());
+        IllegalArgumentException url = assertThrows(IllegalArgumentException.class,
+                () -> config("--session-url", "http://node-a:8080"));
+        assertEquals("sessionUrl: 'http://node-a:8080' (expected: ws://HOST[:PORT] or wss://HOST[:PORT])", url.getMessage());
+    }
+
+    @Test
+    void theSessionUrlLosesATrailingSlash() {
+        assertEquals("wss://node-a.example.org", config("--session-url", "wss://node-a.example.org/").sessions().url());
     }
 }
