@@ -33,6 +33,7 @@ class SessionAccessTest {
             .auth(AuthConfig.builder()
                     .keys(VerificationKeys.hmac(Tokens.SECRET.getBytes(StandardCharsets.UTF_8)))
                     .audience(Tokens.AUDIENCE)
+                    .clockSkew(Duration.ZERO)
                     .build()));
 
     private String upgrade(String path, String token) throws Exception {
@@ -51,6 +52,23 @@ class SessionAccessTest {
         String r = upgrade("/out/shell/a", Tokens.hs256("/out/shell/a", "read"));
         assertTrue(r.startsWith("HTTP/1.1 403"), r);
         assertTrue(r.contains("token does not grant read and write on /out/shell/a (a session goes both ways)"), r);
+    }
+
+    @Test
+    void aClientWhoseTokenExpiresEndsItsSessionWithTheSameCodeOnTheHostsSide() throws Exception {
+        try (SessionHost host = new SessionHost(relay.ws("/in/shell/a"), URI.create("ws://127.0.0.1:" + relay.port()),
+                true, Map.of("Authorization", "Bearer " + Tokens.hs256("/in/shell/a", "host")))) {
+            RelayServerExtension.await("host", WAIT, () -> relay.server().pairs().hosts() == 1);
+            String shortLived = Tokens.hs256("/out/shell/a", "read write",
+                    c -> c.expirationTime(new java.util.Date(System.currentTimeMillis() + 2000)));
+            try (JdkClient client = JdkClient.connectWithToken(relay.ws("/out/shell/a"), shortLived)) {
+                SessionHost.Opened s = host.awaitSession(0, WAIT);
+                assertEquals(1008, client.awaitClose(WAIT));
+                assertEquals("token expired", client.closeReason.join());
+                assertEquals(1008, s.awaitCloseCode(WAIT));
+                assertEquals("token expired", s.closeReason());
+            }
+        }
     }
 
     @Test
