@@ -17,6 +17,8 @@ import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
 import dev.crossbar.server.metrics.MetricsEndpoint;
 import dev.crossbar.server.metrics.RelayMetrics;
+import dev.crossbar.server.pair.SessionLink;
+import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
@@ -86,6 +88,10 @@ public final class CrossbarServer implements AutoCloseable {
     private ServerTlsContext tls;
     /** Token checks and revocations, or null when access control is off. */
     private final AccessControl access;
+    /** 1:1 sessions: hosts and sessions waiting for them. */
+    private final SessionRegistry pairs;
+    /** Sessions across nodes, or null for a node on its own. */
+    private SessionLink sessionLink;
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
@@ -110,7 +116,10 @@ public final class CrossbarServer implements AutoCloseable {
                 config.healthMaxProbeAge(), adminExecutor);
         metrics.bindHealth(loopHealth);
         metrics.bindLimits(config.maxConnections(), config.maxTopics());
-        this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
+        this.access = config.auth().enabled()
+                ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
+        this.pairs = new SessionRegistry(config.sessions());
+        metrics.bindSessions(pairs);
     }
 
     /**
@@ -175,7 +184,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
                 .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures,
-                        tls, access, eventLoops()));
+                        tls, access, eventLoops(), pairs));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -193,6 +202,7 @@ public final class CrossbarServer implements AutoCloseable {
                         + "statistics {}/stats, metrics {}/metrics, health {}/healthz",
                 describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes(),
                 look, look, look);
+        startSessionLink();
         if (tls != null) {
             log.info("TLS on ({}): wss:// and https:// only; certificate {} expires {}", tls.providerName(),
                     tls.certificate().getSubjectX500Principal().getName(), tls.certificate().getNotAfter().toInstant());
@@ -226,6 +236,30 @@ public final class CrossbarServer implements AutoCloseable {
     private ClientDetails clientDetails(HttpRequest request) {
         return config.statsFullClientDetails() || (access != null && AdminGuard.holdsAdmin(request, access))
                 ? ClientDetails.FULL : ClientDetails.TRUNCATED;
+    }
+
+    /**
+     * In a cluster with session streams: the link that offers clients here to hosts on other nodes,
+     * who open the session at this node's URL ({@code --session-url}, else the listen address).
+     */
+    private void startSessionLink() {
+        if (cluster == null || !config.routing().hasSessions()) {
+            return;
+        }
+        String url = config.sessions().url();
+        if (url == null) {
+            InetSocketAddress a = localAddress();
+            if (a.getAddress() != null && a.getAddress().isAnyLocalAddress()) {
+                log.warn("Sessions stay on this node: listening on every address, it cannot tell hosts on other "
+                        + "nodes where to reach it; set --session-url");
+                return;
+            }
+            url = (tls != null ? "wss://" : "ws://") + (a.getAddress() instanceof java.net.Inet6Address
+                    ? "[" + a.getHostString() + "]" : a.getHostString()) + ":" + a.getPort();
+        }
+        sessionLink = new SessionLink(config.nats(), config.nodeName(), url, pairs);
+        pairs.link(sessionLink);
+        sessionLink.start();
     }
 
     /** The worker group's loops, in order: those connections are served on. */
@@ -312,6 +346,11 @@ public final class CrossbarServer implements AutoCloseable {
         return handshakeFailures;
     }
 
+    /** 1:1 sessions ({@code schema=session} streams): hosts, waiting and open sessions. */
+    public SessionRegistry pairs() {
+        return pairs;
+    }
+
     /** Access control, or null when tokens are off. */
     public AccessControl access() {
         return access;
@@ -370,6 +409,9 @@ public final class CrossbarServer implements AutoCloseable {
             }
         }
         sessions.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        if (sessionLink != null) {
+            sessionLink.close();
+        }
         if (cluster != null) {
             cluster.close();
         }

@@ -7,6 +7,7 @@ import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.server.auth.AuthConfig;
 import dev.crossbar.server.tls.TlsConfig;
 import dev.crossbar.server.cluster.NatsConfig;
+import dev.crossbar.server.pair.SessionConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -133,6 +134,7 @@ public final class ServerConfig {
     private final ReplayLimits replayLimits;
     private final int latencySendBuffer;
     private final Duration backpressureTimeout;
+    private final SessionConfig sessions;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -227,6 +229,7 @@ public final class ServerConfig {
         }
         this.latencySendBuffer = b.latencySendBuffer;
         this.backpressureTimeout = positive("backpressureTimeout", b.backpressureTimeout);
+        this.sessions = requireNonNull(b.sessions, "sessions");
     }
 
     /** The host name, or {@code crossbar} if it cannot be found: the default node name. */
@@ -483,6 +486,11 @@ public final class ServerConfig {
         return backpressureTimeout;
     }
 
+    /** Limits of 1:1 sessions ({@code schema=session} streams). */
+    public SessionConfig sessions() {
+        return sessions;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -522,6 +530,7 @@ public final class ServerConfig {
         private ReplayLimits replayLimits = ReplayLimits.DEFAULT;
         private int latencySendBuffer = DEFAULT_LATENCY_SEND_BUFFER;
         private Duration backpressureTimeout = DEFAULT_BACKPRESSURE_TIMEOUT;
+        private SessionConfig sessions = SessionConfig.DEFAULT;
 
         private Builder() {
         }
@@ -564,6 +573,7 @@ public final class ServerConfig {
             replayLimits = c.replayLimits;
             latencySendBuffer = c.latencySendBuffer;
             backpressureTimeout = c.backpressureTimeout;
+            sessions = c.sessions;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -767,6 +777,11 @@ public final class ServerConfig {
 
         public Builder backpressureTimeout(Duration v) {
             backpressureTimeout = v;
+            return this;
+        }
+
+        public Builder sessions(SessionConfig v) {
+            sessions = v;
             return this;
         }
 

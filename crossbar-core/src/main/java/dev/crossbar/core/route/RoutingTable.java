@@ -18,9 +18,16 @@ public final class RoutingTable {
     public static final RoutingTable EMPTY = new RoutingTable(List.of());
 
     private final List<StreamRule> rules;
+    private final boolean sessions;
 
     public RoutingTable(List<StreamRule> rules) {
         this.rules = List.copyOf(rules);
+        this.sessions = this.rules.stream().anyMatch(r -> r.options().session());
+    }
+
+    /** Whether any rule makes streams {@code schema=session}: without one, no upgrade looks further. */
+    public boolean hasSessions() {
+        return sessions;
     }
 
     public List<StreamRule> rules() {

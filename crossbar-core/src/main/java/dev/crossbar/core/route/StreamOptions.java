@@ -13,11 +13,16 @@ import java.util.Locale;
  * @param maxLatency a receiver whose oldest queued message is older than this is skipped forward;
  *                   {@link Duration#ZERO} for no bound (the default: drop only over the queue bound)
  * @param slow       what a receiver that cannot keep up costs: its own messages, or its senders' pace
+ * @param session    {@code schema=session}: the stream is not relayed 1:N; each client ({@code /out/})
+ *                   gets its own private 1:1 session with one host ({@code /in/})
  */
-public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
+public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean session) {
 
     /** Today's behaviour, for streams no rule matches. */
-    public static final StreamOptions DEFAULT = new StreamOptions(Start.LIVE, Duration.ZERO, Slow.DROP);
+    public static final StreamOptions DEFAULT = new StreamOptions(Start.LIVE, Duration.ZERO, Slow.DROP, false);
+
+    /** The value of the {@code schema} key that makes a stream a 1:1 session stream. */
+    public static final String SESSION = "session";
 
     /** What a receiver that cannot keep up costs. */
     public enum Slow {
@@ -31,8 +36,9 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
         }
     }
 
-    public StreamOptions(Start start, Duration maxLatency) {
-        this(start, maxLatency, Slow.DROP);
+    /** A relayed stream (not {@code schema=session}). */
+    public StreamOptions(Start start, Duration maxLatency, Slow slow) {
+        this(start, maxLatency, slow, false);
     }
 
     /** Where a newcomer starts. */
@@ -60,6 +66,15 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
         if (maxLatency.isNegative()) {
             throw new IllegalArgumentException("max-latency: " + maxLatency + " (expected: >= 0)");
         }
+        if (session && (start != Start.LIVE || !maxLatency.isZero() || slow != Slow.DROP)) {
+            throw new IllegalArgumentException("schema=session takes no start, max-latency or slow "
+                    + "(a session is a private byte stream: nothing is replayed or skipped, and it is always held back)");
+        }
+    }
+
+    /** A relayed stream that drops for a slow receiver (not {@code schema=session}). */
+    public StreamOptions(Start start, Duration maxLatency) {
+        this(start, maxLatency, Slow.DROP, false);
     }
 
     /** Whether the topic keeps messages for newcomers. */
@@ -73,7 +88,8 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
 
     /**
      * Parses {@code KEY=VALUE[,KEY=VALUE...]}: {@code start=live|keyframe|last},
-     * {@code max-latency=DURATION} ({@code 500ms}, {@code 2s}), {@code slow=drop|backpressure}.
+     * {@code max-latency=DURATION} ({@code 500ms}, {@code 2s}), {@code slow=drop|backpressure},
+     * {@code schema=session}.
      *
      * @throws IllegalArgumentException naming the key or value that is wrong
      */
@@ -81,12 +97,13 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
         Start start = Start.LIVE;
         Duration maxLatency = Duration.ZERO;
         Slow slow = Slow.DROP;
+        boolean session = false;
         List<String> seen = new ArrayList<>();
         for (String pair : text.split(",", -1)) {
             String p = pair.trim();
             int eq = p.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: start, max-latency, slow)");
+                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: start, max-latency, slow, schema)");
             }
             String key = p.substring(0, eq).trim();
             String value = p.substring(eq + 1).trim();
@@ -104,14 +121,20 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
                         throw new IllegalArgumentException("max-latency=" + value + " (expected: > 0, e.g. 500ms)");
                     }
                     break;
+                case "schema":
+                    if (!SESSION.equals(value)) {
+                        throw new IllegalArgumentException("schema=" + value + " (expected: session)");
+                    }
+                    session = true;
+                    break;
                 case "slow":
                     slow = parseSlow(value);
                     break;
                 default:
-                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: start, max-latency, slow)");
+                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: start, max-latency, slow, schema)");
             }
         }
-        return new StreamOptions(start, maxLatency, slow);
+        return new StreamOptions(start, maxLatency, slow, session);
     }
 
     private static Slow parseSlow(String value) {
@@ -157,6 +180,9 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
 
     /** The rule's own syntax, for /stats, /ws and logs: {@code start=keyframe,max-latency=500ms}. */
     public String describe() {
+        if (session) {
+            return "schema=" + SESSION;
+        }
         StringBuilder b = new StringBuilder("start=").append(start.label());
         if (boundsLatency()) {
             b.append(",max-latency=").append(maxLatency.toMillis()).append("ms");

@@ -70,6 +70,25 @@ class RoutingTableTest {
     }
 
     @Test
+    void schemaSessionMakesAStreamASessionStreamAndTakesNoOtherKey() {
+        RoutingTable table = new RoutingTable(RoutingTable.parseAll(List.of("/shell/*:schema=session")));
+        assertTrue(table.hasSessions());
+        assertTrue(table.resolve(routes.parse("/in/shell/exp1").topic()).session());
+        assertTrue(table.resolve(routes.parse("/out/shell/exp1").topic()).session());
+        assertFalse(table.resolve(routes.parse("/out/cam").topic()).session());
+        assertEquals("/shell/*:schema=session", table.ruleFor(routes.parse("/in/shell/a").topic()).describe());
+        assertFalse(RoutingTable.EMPTY.hasSessions());
+        assertFalse(new RoutingTable(RoutingTable.parseAll(List.of("/cam/*:start=last"))).hasSessions());
+        InvalidRuleException other = assertThrows(InvalidRuleException.class,
+                () -> StreamRule.parse("/shell/*:schema=1:n", "--route #1"));
+        assertEquals("--route #1: schema=1:n (expected: session)", other.getMessage());
+        InvalidRuleException mixed = assertThrows(InvalidRuleException.class,
+                () -> StreamRule.parse("/shell/*:schema=session,start=last", "--route #2"));
+        assertTrue(mixed.getMessage().startsWith("--route #2: schema=session takes no start or max-latency"),
+                mixed.getMessage());
+    }
+
+    @Test
     void noRulesMeansTodaysBehaviour() {
         assertEquals(StreamOptions.DEFAULT, RoutingTable.EMPTY.resolve(routes.parse("/in/cam").topic()));
         assertFalse(StreamOptions.DEFAULT.remembers());
@@ -97,7 +116,7 @@ class RoutingTableTest {
         assertMessage("--route #1: pattern 'cam/*' must start with / (e.g. /cam/*)", "cam/*:start=last");
         assertMessage("--route #1: pattern '/cam/x*' : '*' and '**' must be whole segments, not part of 'x*'"
                 .replace("' :", "':"), "/cam/x*:start=last");
-        assertMessage("--route #1: unknown option 'rate' (keys: start, max-latency, slow)", "/cam/*:rate=5");
+        assertMessage("--route #1: unknown option 'rate' (keys: start, max-latency, slow, schema)", "/cam/*:rate=5");
         assertMessage("--route #1: 'start' given twice", "/cam/*:start=last,start=keyframe");
         assertMessage("--route #1: 'soon' is not a duration (e.g. 500ms, 2s, 1m)", "/cam/*:max-latency=soon");
         assertMessage("--route #1: max-latency=0ms (expected: > 0, e.g. 500ms)", "/cam/*:max-latency=0ms");

@@ -6,6 +6,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import dev.crossbar.core.route.InvalidRouteException;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
+import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.core.schema.Role;
 import java.text.ParseException;
 import java.util.Arrays;
@@ -28,13 +29,20 @@ public final class AccessControl {
     private final TokenVerifier verifier;
     private final RevocationList revocations;
     private final RouteParser paths;
+    /** Which streams are {@code schema=session}: their roles need other scopes. */
+    private final RoutingTable routing;
     private final LongAdder refusedUnauthenticated = new LongAdder();
     private final LongAdder refusedForbidden = new LongAdder();
     private final LongAdder endedExpired = new LongAdder();
     private final LongAdder endedRevoked = new LongAdder();
 
     public AccessControl(AuthConfig config, int maxPathLength) {
+        this(config, maxPathLength, RoutingTable.EMPTY);
+    }
+
+    public AccessControl(AuthConfig config, int maxPathLength, RoutingTable routing) {
         this.config = requireNonNull(config, "config");
+        this.routing = requireNonNull(routing, "routing");
         this.verifier = new TokenVerifier(config);
         this.revocations = new RevocationList(config.maxRevocations());
         this.paths = new RouteParser(maxPathLength);
@@ -122,6 +130,19 @@ public final class AccessControl {
             write = scopes.contains(Claims.WRITE);
         }
         Role role = route.role();
+        long expiresAt = claims.getExpirationTime().getTime() + verifier.skewMillis();
+        if (routing.hasSessions() && routing.resolve(route.topic()).session()) {
+            // A host is handed every client's private session, so hosting needs its own scope; a
+            // client's session goes both ways, so connecting needs both.
+            if (role == Role.PUBLISHER && (scopes == null || !scopes.contains(Claims.HOST))) {
+                throw AccessDenied.forbidden("token does not grant host on " + route.path());
+            }
+            if (role == Role.SUBSCRIBER && !(read && write)) {
+                throw AccessDenied.forbidden("token does not grant read and write on " + route.path()
+                        + " (a session goes both ways)");
+            }
+            return new Grant(route.path(), true, true, jti, sid, expiresAt);
+        }
         if (role == Role.PUBLISHER && !write) {
             throw AccessDenied.forbidden("token does not grant write on " + route.path());
         }
@@ -131,7 +152,6 @@ public final class AccessControl {
         if (!read && !write) {
             throw AccessDenied.forbidden("token grants neither read nor write on " + route.path());
         }
-        long expiresAt = claims.getExpirationTime().getTime() + verifier.skewMillis();
         return new Grant(route.path(), read, write, jti, sid, expiresAt);
     }
 

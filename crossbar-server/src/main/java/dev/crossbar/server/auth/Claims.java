@@ -17,6 +17,8 @@ final class Claims {
     static final String READ = "read";
     /** Scope: send messages that are relayed. */
     static final String WRITE = "write";
+    /** Scope: host a {@code schema=session} stream ({@code /in/<t>}): be handed its clients' sessions. */
+    static final String HOST = "host";
     /** Scope: the admin endpoints and, when protected, the statistics endpoints. */
     static final String ADMIN = "admin";
 

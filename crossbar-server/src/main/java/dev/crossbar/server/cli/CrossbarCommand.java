@@ -218,6 +218,8 @@ public final class CrossbarCommand implements Callable<Integer> {
     ClusterOptions cluster = new ClusterOptions();
     @Mixin
     RoutingOptions routing = new RoutingOptions();
+    @Mixin
+    SessionOptions sessions = new SessionOptions();
 
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
@@ -269,6 +271,7 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .replayLimits(routing.limits())
                 .latencySendBuffer(routing.latencySendBuffer)
                 .backpressureTimeout(routing.backpressureTimeout)
+                .sessions(sessions.toConfig())
                 .build();
     }
 

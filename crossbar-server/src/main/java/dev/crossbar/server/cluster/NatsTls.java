@@ -13,7 +13,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /** Builds the TLS context that trusts the CA certificates of a PEM file, as NATS deployments issue them. */
-final class NatsTls {
+public final class NatsTls {
 
     private NatsTls() {
     }
@@ -23,7 +23,7 @@ final class NatsTls {
      *
      * @throws IllegalArgumentException naming the file, when it holds no usable certificate
      */
-    static SSLContext trusting(Path caFile) {
+    public static SSLContext trusting(Path caFile) {
         try (InputStream in = Files.newInputStream(caFile)) {
             Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
             if (certs.isEmpty()) {

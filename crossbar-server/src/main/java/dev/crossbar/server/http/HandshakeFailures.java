@@ -31,7 +31,9 @@ public final class HandshakeFailures {
         /** Too many connections from one remote address (429). */
         TOO_MANY_FROM_ADDRESS,
         /** The connection would create a topic beyond the topic limit (503). */
-        TOPIC_LIMIT;
+        TOPIC_LIMIT,
+        /** A {@code /session/...} path at which no session waits: guessed, spent or expired (404). */
+        NO_SESSION;
 
         /** Lower-case name used as the {@code reason} tag. */
         public String label() {

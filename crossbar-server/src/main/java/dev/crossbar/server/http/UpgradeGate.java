@@ -7,6 +7,8 @@ import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.http.HandshakeFailures.Reason;
+import dev.crossbar.server.pair.SessionGate;
+import dev.crossbar.server.pair.SessionPaths;
 import dev.crossbar.server.websocket.ClientInfo;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -49,9 +51,16 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
     private final boolean trustForwardedFor;
     private final Set<String> allowedOrigins;
     private final TopicRegistry topics;
+    /** 1:1 sessions: session paths and session streams; null where {@code routes} is null. */
+    private final SessionGate sessions;
 
     public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints) {
-        this(routes, endpoints, new HandshakeFailures(), false, Set.of(), null);
+        this(routes, endpoints, new HandshakeFailures(), false, Set.of(), null, null);
+    }
+
+    public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints, HandshakeFailures failures,
+                       boolean trustForwardedFor, Set<String> allowedOrigins, TopicRegistry topics) {
+        this(routes, endpoints, failures, trustForwardedFor, allowedOrigins, topics, null);
     }
 
     /**
@@ -61,15 +70,19 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
      * @param allowedOrigins browser origins that may upgrade; empty allows any
      * @param topics consulted so that a connection that would exceed the topic limit is refused
      *               here; null where {@code routes} is null
+     * @param sessions admits session paths ({@code /session/<id>}, reserved) and fits session streams'
+     *               pipelines; null: no sessions here
      */
     public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints, HandshakeFailures failures,
-                       boolean trustForwardedFor, Set<String> allowedOrigins, TopicRegistry topics) {
+                       boolean trustForwardedFor, Set<String> allowedOrigins, TopicRegistry topics,
+                       SessionGate sessions) {
         this.routes = routes;
         this.endpoints = requireNonNull(endpoints, "endpoints");
         this.failures = requireNonNull(failures, "failures");
         this.trustForwardedFor = trustForwardedFor;
         this.allowedOrigins = Set.copyOf(allowedOrigins);
         this.topics = topics;
+        this.sessions = sessions;
     }
 
     @Override
@@ -147,7 +160,19 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());
             return false;
         }
-        if (topics != null && !topics.admits(route.topic())) {
+        SessionGate.Admission session = sessions == null ? null
+                : SessionPaths.isReserved(route.path()) ? sessions.claim(ctx.pipeline(), route.path())
+                : sessions.admit(ctx.pipeline(), route);
+        if (session != null) {
+            if (session.refused() != null) {
+                failures.record(session.refused().reason());
+                HttpResponses.error(ctx, session.refused().status(), session.refused().text());
+                return false;
+            }
+            route = session.route();
+        }
+        // Session connections join no topic: the topic limit is not theirs.
+        if (session == null && topics != null && !topics.admits(route.topic())) {
             failures.record(Reason.TOPIC_LIMIT);
             HttpResponses.error(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE,
                     "topic limit reached (" + topics.maxTopics() + " live topics); try again later");

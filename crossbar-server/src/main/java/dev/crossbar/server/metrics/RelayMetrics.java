@@ -10,6 +10,7 @@ import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.cluster.NatsStats;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.health.LoopHealth;
+import dev.crossbar.server.pair.SessionRegistry;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -65,6 +66,11 @@ public final class RelayMetrics implements AutoCloseable {
     public static final String TOPICS_MAX = "crossbar.topics.max";
     /** Gauge: 1:N topics whose connected publisher has sent nothing for a minute (see {@link SilentTopics}). */
     public static final String TOPICS_SILENT = "crossbar.topics.silent";
+    public static final String SESSION_HOSTS = "crossbar.session.hosts";
+    public static final String SESSIONS_OPEN = "crossbar.sessions.open";
+    public static final String SESSIONS_WAITING = "crossbar.sessions.waiting";
+    public static final String SESSIONS_STARTED = "crossbar.sessions.started";
+    public static final String SESSIONS_UNOPENED = "crossbar.sessions.unopened";
     public static final String DIRECT_MEMORY_USED = "netty.direct.memory.used";
     public static final String DIRECT_MEMORY_MAX = "netty.direct.memory.max";
 
@@ -214,6 +220,20 @@ public final class RelayMetrics implements AutoCloseable {
                     .description("Time since this event loop last delivered a liveness probe (/healthz: 503 over the limit)")
                     .register(registry);
         }
+    }
+
+    /** 1:1 sessions: hosts, open and waiting sessions, offers and those never opened. */
+    public void bindSessions(SessionRegistry pairs) {
+        Gauge.builder(SESSION_HOSTS, pairs, SessionRegistry::hosts)
+                .description("Hosts connected to schema=session streams").register(registry);
+        Gauge.builder(SESSIONS_OPEN, pairs, SessionRegistry::open)
+                .description("1:1 sessions open (host and client paired)").register(registry);
+        Gauge.builder(SESSIONS_WAITING, pairs, SessionRegistry::waiting)
+                .description("1:1 sessions offered to a host and not yet opened").register(registry);
+        FunctionCounter.builder(SESSIONS_STARTED, pairs, SessionRegistry::started)
+                .description("1:1 sessions offered to hosts").register(registry);
+        FunctionCounter.builder(SESSIONS_UNOPENED, pairs, SessionRegistry::unopened)
+                .description("1:1 sessions that ended before their host opened them").register(registry);
     }
 
     private void counter(String name, NatsStats stats, ToLongFunction<NatsStats> read, String description) {

@@ -14,6 +14,8 @@ import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpKeepAlive;
 import dev.crossbar.server.http.UpgradeGate;
+import dev.crossbar.server.pair.SessionGate;
+import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.tls.ServerTlsContext;
@@ -60,6 +62,10 @@ import java.util.concurrent.TimeUnit;
  *         → [first-message-auth] → [access] → session
  * </pre>
  *
+ * On a {@code schema=session} stream or a {@code /session/<id>} path the upgrade gate fits the tail
+ * for a 1:1 session instead ({@link SessionGate}): {@code session} becomes the host's or the session's
+ * end, and a {@code session-close} observer goes before {@code ws-protocol}.
+ *
  * The limits handler leaves once the channel is active. {@code keep-alive} keeps the connection
  * open between plain HTTP requests (reserved paths) and answers pipelined ones in order. After the
  * upgrade Netty swaps the HTTP codec for the WebSocket frame codec, the gate and keep-alive remove
@@ -85,16 +91,18 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final ServerTlsContext tls;
     private final AccessControl access;
     private final AdminGuard adminGuard;
+    private final SessionGate sessionGate;
 
     /**
      * @param limiter counts connections against the connection limits
      * @param failures counts refused upgrades for {@code /metrics}
      * @param loops    the event loops connections are served on, for {@link HomeLoop}
+     * @param pairs    the 1:1 sessions' hosts and waiting sessions
      */
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
                                Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter,
                                HandshakeFailures failures, ServerTlsContext tls, AccessControl access,
-                               List<EventLoop> loops) {
+                               List<EventLoop> loops, SessionRegistry pairs) {
         this.failures = requireNonNull(failures, "failures");
         this.tls = tls;
         this.access = access;
@@ -106,6 +114,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.endpoints = Map.copyOf(endpoints);
         this.routes = new RouteParser(config.maxPathLength());
         this.guard = new ConnectionGuard(limiter);
+        this.sessionGate = new SessionGate(pairs, config.routing(), sessions);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
                 ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(), IDLE, this::idleTimer) : null;
         this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
@@ -153,7 +162,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("admin-guard", adminGuard);
         }
         p.addLast("upgrade-gate", new UpgradeGate(routes, endpoints, failures, config.trustForwardedFor(),
-                Set.copyOf(config.allowedOrigins()), router.topics()));
+                Set.copyOf(config.allowedOrigins()), router.topics(), sessionGate));
         if (access != null) {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }

@@ -55,7 +55,8 @@ final class WireHarness {
         Router router = new Router(topics, 1024 * 1024);
         CrossbarInitializer init = new CrossbarInitializer(CONFIG, router,
                 new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), Map.of(HealthEndpoint.PATH, HealthEndpoint.INSTANCE),
-                new ConnectionLimiter(100, 100), new HandshakeFailures(), null, null, java.util.List.of());
+                new ConnectionLimiter(100, 100), new HandshakeFailures(), null, null, java.util.List.of(),
+                new dev.crossbar.server.pair.SessionRegistry(CONFIG.sessions()));
         EmbeddedChannel peer = new EmbeddedChannel(init);
         EmbeddedChannel fuzzed = new EmbeddedChannel(init);
         ByteArrayOutputStream toPeer = new ByteArrayOutputStream();

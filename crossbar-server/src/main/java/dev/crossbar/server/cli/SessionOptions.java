@@ -1,0 +1,28 @@
+package dev.crossbar.server.cli;
+
+import dev.crossbar.server.pair.SessionConfig;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** The flags of 1:1 sessions ({@code schema=session} streams); a picocli mixin of {@link CrossbarCommand}. */
+final class SessionOptions {
+
+    @Option(names = "--session-open-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "10s", description = "schema=session: how long a host has to open a session it was offered; "
+                    + "then its client is closed with 1013 (default ${DEFAULT-VALUE}).")
+    Duration openTimeout;
+
+    @Option(names = "--max-pending-sessions", paramLabel = "N", defaultValue = "" + SessionConfig.DEFAULT_MAX_PENDING,
+            description = "schema=session: sessions offered to hosts and not yet opened, relay-wide; "
+                    + "a client beyond it is closed with 1013 (default ${DEFAULT-VALUE}).")
+    int maxPending;
+
+    @Option(names = "--session-url", paramLabel = "URL",
+            description = "schema=session in a cluster: this node's address as hosts reach it (e.g. wss://node-a.example.org); "
+                    + "hosts on other nodes open sessions of this node's clients there (default: ws(s)://<listen address>).")
+    String url;
+
+    SessionConfig toConfig() {
+        return new SessionConfig(openTimeout, maxPending, url);
+    }
+}

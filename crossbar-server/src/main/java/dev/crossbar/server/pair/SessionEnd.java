@@ -1,0 +1,298 @@
+package dev.crossbar.server.pair;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.server.http.HandshakeTimeout;
+import dev.crossbar.server.pair.SessionRegistry.SessionRefused;
+import dev.crossbar.server.websocket.ClientInfo;
+import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One side of a 1:1 session: the client's connection ({@code /out/<t>}) or the host's session
+ * connection ({@code /session/<id>}). Each whole message read here is written to the other side's
+ * channel as the same frame (type and bytes as they came), and flushed once per read batch.
+ *
+ * <p>Back-pressure, without dropping a byte: when the other side's channel is over its high water mark
+ * (what is queued for it counts at once, even from this thread), this side stops reading, so TCP
+ * slows the sender; the other side's writability event resumes it. The other side's memory is then
+ * bounded by its high water mark plus what one read batch brought. Until the session is paired this
+ * side does not read either; messages already decoded wait here in order.
+ *
+ * <p>Closing: the first close frame either way on this connection (the client's, or the relay's own,
+ * e.g. idle timeout or token expiry; {@link CloseObserver}) ends the session with that code and reason,
+ * and the other side is closed with the same; a connection that drops without one ends it with 1001.
+ *
+ * <p>A frame gathered from many socket reads is copied once into one buffer before it goes on
+ * ({@link #flat}); a frame read whole goes on as it is.
+ *
+ * <p>Threads: each end's state is touched on its own channel's loop; the other side is reached
+ * through its channel (thread-safe writes), its config (auto-read) and {@link #attach}/{@link #closeBy},
+ * which run on its loop. Ownership: last inbound handler; a data frame is handed to the other side's
+ * channel, whose outbound path releases it once written (or refused: {@link ConnectionLifecycle});
+ * early frames are released if the session ends before pairing; anything else is released here.
+ */
+final class SessionEnd extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(SessionEnd.class);
+
+    /** Which side of the session this connection is. */
+    enum Side { CLIENT, HOST }
+
+    private final Side side;
+    private final SessionRegistry registry;
+    private final ChannelGroup group;
+    private final TopicKey stream;
+    private ChannelHandlerContext ctx;
+    private ConnectionLifecycle lifecycle;
+    /** The client's from its offer on; the host side's from the claim on. Own loop, after the upgrade. */
+    private Session session;
+    private volatile SessionEnd peer;
+    private final ArrayDeque<WebSocketFrame> early = new ArrayDeque<>();
+    private boolean upgraded;
+    private boolean flushPeer;
+    private boolean closeSeen;
+    /** A close asked for before the upgrade completed: sent once it has. */
+    private WebSocketCloseStatus deferredStatus;
+    private String deferredReason;
+
+    private SessionEnd(Side side, SessionRegistry registry, ChannelGroup group, TopicKey stream) {
+        this.side = side;
+        this.registry = requireNonNull(registry, "registry");
+        this.group = requireNonNull(group, "group");
+        this.stream = requireNonNull(stream, "stream");
+    }
+
+    static SessionEnd client(SessionRegistry registry, ChannelGroup group, TopicKey stream) {
+        return new SessionEnd(Side.CLIENT, registry, group, stream);
+    }
+
+    static SessionEnd host(SessionRegistry registry, ChannelGroup group, TopicKey stream) {
+        return new SessionEnd(Side.HOST, registry, group, stream);
+    }
+
+    /** The host side's session, from the claim at the gate (own loop, before the upgrade). */
+    void claimed(Session s) {
+        this.session = s;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.lifecycle = ConnectionLifecycle.of(ctx.pipeline());
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof HandshakeComplete) {
+            upgraded(ctx);
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    private void upgraded(ChannelHandlerContext ctx) {
+        upgraded = true;
+        if (ctx.pipeline().get(HandshakeTimeout.class) != null) {
+            ctx.pipeline().remove(HandshakeTimeout.class);
+        }
+        group.add(ctx.channel());
+        // Nothing is read until the other side is there; what was already decoded waits in order.
+        ctx.channel().config().setAutoRead(false);
+        if (deferredStatus != null) {
+            lifecycle.close(deferredStatus, deferredReason);
+            return;
+        }
+        if (side == Side.CLIENT) {
+            offer(ctx);
+        } else if (session.pair()) {
+            SessionEnd client = session.client();
+            attach(client);
+            client.ctx.executor().execute(() -> client.attach(this));
+            log.debug("{} opened session {} on {}", ctx.channel(), session.path(), SessionRegistry.name(stream));
+        } else {
+            // Ended between the claim and now (client gone, open timeout); its own close may follow.
+            lifecycle.close(CloseCodes.GOING_AWAY, "the session ended before it opened");
+        }
+    }
+
+    private void offer(ChannelHandlerContext ctx) {
+        try {
+            session = registry.offer(stream, this);
+        } catch (SessionRefused e) {
+            lifecycle.close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
+            return;
+        }
+        long timeoutMillis = registry.config().openTimeout().toMillis();
+        Session s = session;
+        s.openTimer(ctx.executor().schedule(() -> s.endUnlessOpen(CloseCodes.TRY_AGAIN_LATER,
+                "host did not open the session within " + timeoutMillis + " ms"), timeoutMillis, TimeUnit.MILLISECONDS));
+        s.host().offer(s, ctx.channel().attr(ClientInfo.KEY).get());
+    }
+
+    /** Pairs this side with {@code other}: early messages go first, then reading starts. Own loop. */
+    private void attach(SessionEnd other) {
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        peer = other;
+        WebSocketFrame f;
+        while ((f = early.poll()) != null) {
+            forward(other, f);
+        }
+        flushPeer(other);
+        ctx.channel().config().setAutoRead(true);
+        pauseIfFull(other);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        SessionEnd other = peer;
+        if (other == null) {
+            early.add((WebSocketFrame) msg);
+        } else {
+            forward(other, (WebSocketFrame) msg);
+        }
+    }
+
+    private void forward(SessionEnd other, WebSocketFrame frame) {
+        Channel out = other.ctx.channel();
+        out.write(flat(frame), out.voidPromise());
+        flushPeer = true;
+    }
+
+    /**
+     * The frame with its bytes in one buffer. A frame that spanned many socket reads arrives as a
+     * composite of those reads (see CompositeCumulation), which would pin every read buffer until the
+     * other side has sent it and cost a gathering write of many pieces; one copy, as the relay's
+     * fan-out makes, avoids both. Releases {@code frame} when it copies.
+     */
+    private WebSocketFrame flat(WebSocketFrame frame) {
+        ByteBuf content = frame.content();
+        if (content.nioBufferCount() <= 1) {
+            return frame;
+        }
+        ByteBuf copy = ctx.alloc().buffer(content.readableBytes());
+        copy.writeBytes(content, content.readerIndex(), content.readableBytes());
+        WebSocketFrame flat = frame.replace(copy);
+        frame.release();
+        return flat;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        SessionEnd other = peer;
+        if (other != null) {
+            flushPeer(other);
+            pauseIfFull(other);
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    private void flushPeer(SessionEnd other) {
+        if (flushPeer) {
+            flushPeer = false;
+            other.ctx.channel().flush();
+        }
+    }
+
+    /**
+     * Stops reading while the other side is over its high water mark. Checked again after stopping:
+     * the other side may have drained in between, and its writability event may have come before.
+     */
+    private void pauseIfFull(SessionEnd other) {
+        Channel out = other.ctx.channel();
+        if (!out.isWritable()) {
+            ctx.channel().config().setAutoRead(false);
+            if (out.isWritable()) {
+                ctx.channel().config().setAutoRead(true);
+            }
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        SessionEnd other = peer;
+        if (other != null && ctx.channel().isWritable()) {
+            other.resume();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /** This side's reader may go on: the other side drained. Any thread. */
+    private void resume() {
+        if (peer != null) {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /** The first close frame on this connection, either way ({@link CloseObserver}). Own loop. */
+    void closeSeen(WebSocketCloseStatus status, String reason) {
+        if (closeSeen) {
+            return;
+        }
+        closeSeen = true;
+        if (session != null) {
+            session.end(this, status, reason);
+        }
+    }
+
+    /** Closes this side because the session ended; any thread. */
+    void closeBy(WebSocketCloseStatus status, String reason) {
+        if (!ctx.executor().inEventLoop()) {
+            ctx.executor().execute(() -> closeBy(status, reason));
+            return;
+        }
+        if (!upgraded) {
+            if (deferredStatus == null) {
+                deferredStatus = status;
+                deferredReason = reason;
+            }
+            return;
+        }
+        closeSeen = true;
+        lifecycle.close(status, reason);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        WebSocketFrame f;
+        while ((f = early.poll()) != null) {
+            f.release();
+        }
+        if (session != null) {
+            session.end(this, CloseCodes.GOING_AWAY, (side == Side.CLIENT ? "client" : "host") + " went away");
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            log.debug("{} session connection error: {}", ctx.channel(), cause.toString());
+        } else {
+            log.warn("{} closing session connection after unexpected error", ctx.channel(), cause);
+        }
+        ctx.close();
+    }
+}
