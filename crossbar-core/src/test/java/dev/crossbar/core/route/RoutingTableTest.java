@@ -84,7 +84,7 @@ class RoutingTableTest {
         assertEquals("--route #1: schema=1:n (expected: session)", other.getMessage());
         InvalidRuleException mixed = assertThrows(InvalidRuleException.class,
                 () -> StreamRule.parse("/shell/*:schema=session,start=last", "--route #2"));
-        assertTrue(mixed.getMessage().startsWith("--route #2: schema=session takes no start or max-latency"),
+        assertTrue(mixed.getMessage().startsWith("--route #2: schema=session takes no start, max-latency or slow"),
                 mixed.getMessage());
     }
 
