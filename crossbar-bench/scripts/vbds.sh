@@ -17,8 +17,10 @@
 #                                     to back; files/s = messages/s per subscriber / messages per file
 #   img2-W, img4-W (W in IMAGE_SIDES) a WxW image, one message: W*W*2 bytes, or W*W*4 plus a 16 KiB
 #                                     FITS-like header; images/s per subscriber, latency mean and p99
-# The publisher sends as fast as its socket takes (--rate 100000 --window 0: never limited by the
-# generator, only by TCP and, with backpressure, by the relay no longer reading it), as VBDS's does.
+#   lat4-512, lat4-2048               VBDS's latency rows: one image in flight at a time (--window 1),
+#                                     so the latency is an image's own, not a full queue's
+# Throughput cases: the publisher sends as fast as its socket takes (--rate 100000 --window 0: never
+# limited by the generator, only by TCP and, with backpressure, by the relay no longer reading it).
 # Environment (all optional):
 #   DURATION       measured time per image run (default 3s); FILE_DURATION per file run (default 5s)
 #   WARMUP         traffic before measuring (default 1s)
@@ -27,7 +29,7 @@
 #   CROSSBAR_SPAWN the relay's command, with {port} (default below: 80 MiB messages, 1 GiB direct memory)
 #   LOAD_JAVA      the generator's JVM options (default -Xms256m -Xmx2g -XX:+UseParallelGC)
 # How long: a run is warm-up + duration + about 3 s (relay start, connect, drain, close): with the
-# defaults, 17 cases x 2 modes x 3 repeats = 102 runs, about 11-13 minutes. Quiet machine only.
+# defaults, 19 cases x 2 modes x 3 repeats = 114 runs, 13-15 minutes. Quiet machine only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -51,18 +53,21 @@ for f in crossbar-server/target/crossbar.jar crossbar-bench/target/benchmarks.ja
   [[ -f $f ]] || { echo "vbds.sh: $f missing (build first: mvn -B -ntp -q -pl crossbar-bench -am package -DskipTests)" >&2; exit 2; }
 done
 
-# name|message bytes|duration|repeats
+SATURATE="--rate 100000 --window 0"
+# name|message bytes|duration|repeats|pace
 CASES=()
-for spec in 75MB:75 640MB:640 1GB:1024; do
-  n=${spec#*:}
-  reps=$REPEATS; [[ ${spec%%:*} == 1GB ]] && reps=$FILE_1GB_REPEATS
-  CASES+=("file-${spec%%:*}|$MIB|$FILE_DURATION|$reps")
+for spec in 75MB 640MB 1GB; do
+  reps=$REPEATS; [[ $spec == 1GB ]] && reps=$FILE_1GB_REPEATS
+  CASES+=("file-$spec|$MIB|$FILE_DURATION|$reps|$SATURATE")
 done
 for bpp in 2 4; do
   for w in $IMAGE_SIDES; do
     bytes=$((w * w * bpp)); [[ $bpp == 4 ]] && bytes=$((bytes + FITS_HEADER))
-    CASES+=("img$bpp-$w|$bytes|$DURATION|$REPEATS")
+    CASES+=("img$bpp-$w|$bytes|$DURATION|$REPEATS|$SATURATE")
   done
+done
+for w in 512 2048; do
+  CASES+=("lat4-$w|$((w * w * 4 + FITS_HEADER))|$DURATION|$REPEATS|--rate 0 --window 1")
 done
 
 mkdir -p "$(dirname "$OUT")"
@@ -72,7 +77,7 @@ echo "# vbds.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/nu
 i=0
 for ((rep = 1; rep <= REPEATS; rep++)); do
   for c in "${CASES[@]}"; do
-    IFS='|' read -r name bytes dur reps <<< "$c"
+    IFS='|' read -r name bytes dur reps pace <<< "$c"
     [[ $name =~ $FILTER ]] || continue
     ((rep <= reps)) || continue
     # Alternate which mode goes first, run by run, so neither always runs on a warmer machine.
@@ -80,7 +85,8 @@ for ((rep = 1; rep <= REPEATS; rep++)); do
     for mode in "${modes[@]}"; do
       echo "== rep $rep $name ($bytes B) slow=$mode" | tee -a "$LOG"
       # A run's phases are bounded by the generator; the timeout only catches a hung JVM.
-      if ! timeout 180 "${LOAD[@]}" fanout -n 2 --size "$bytes" --rate 100000 --window 0 \
+      # shellcheck disable=SC2086 # $pace is several flags
+      if ! timeout 180 "${LOAD[@]}" fanout -n 2 --size "$bytes" $pace \
           --warmup "$WARMUP" --duration "$dur" --drain 10s --topic "$name" --label crossbar \
           --slow "$mode" --spawn "$CROSSBAR_SPAWN" --json "$OUT" >> "$LOG" 2>&1; then
         echo "vbds.sh: run failed: rep $rep $name $mode (see $LOG)" >&2
