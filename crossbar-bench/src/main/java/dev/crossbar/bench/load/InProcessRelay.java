@@ -2,8 +2,10 @@ package dev.crossbar.bench.load;
 
 import dev.crossbar.server.CrossbarServer;
 import dev.crossbar.server.ServerConfig;
+import dev.crossbar.core.route.RoutingTable;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
+import java.util.List;
 
 /**
  * Crossbar started in this JVM on 127.0.0.1 and an ephemeral port. Convenient and used by the
@@ -14,9 +16,16 @@ final class InProcessRelay implements Relay {
     private final CrossbarServer server;
 
     InProcessRelay(int eventLoops) {
+        this(eventLoops, SlowPolicy.DROP);
+    }
+
+    /** With {@link SlowPolicy#BACKPRESSURE}, every stream under its rule; otherwise none. */
+    InProcessRelay(int eventLoops, SlowPolicy slow) {
+        String rule = slow.rule();
         this.server = CrossbarServer.start(ServerConfig.builder()
                 .listen("127.0.0.1:0")
                 .eventLoops(eventLoops)
+                .routing(rule == null ? RoutingTable.EMPTY : new RoutingTable(RoutingTable.parseAll(List.of(rule))))
                 .build());
     }
 

@@ -51,6 +51,12 @@ final class LoadCommand implements Callable<Integer> {
                     + " tool, in its scheduling group (default ${DEFAULT-VALUE}).")
     SpawnedRelay.Session spawnSession = SpawnedRelay.DEFAULT_SESSION;
 
+    @Option(names = "--slow", paramLabel = "drop|backpressure",
+            description = "With --spawn of Crossbar, or --in-process: 'backpressure' appends --route '/**:slow=backpressure' to the relay's"
+                    + " command (lossless 1:N: a slow subscriber holds the publisher back); 'drop' starts it as given,"
+                    + " with Crossbar's default (a subscriber over its bound loses whole messages). Recorded as 'slow'.")
+    SlowPolicy slow;
+
     @Option(names = "--pid", paramLabel = "PID", description = "With --url: the relay's pid, to sample its CPU and RSS.")
     long pid = -1;
 
@@ -126,6 +132,10 @@ final class LoadCommand implements Callable<Integer> {
             System.err.println("load: --repeat: " + repeat + " (expected: 1.." + MAX_REPEAT + ")");
             return 2;
         }
+        if (slow != null && relayChoice.url != null) {
+            System.err.println("load: --slow: only with --spawn or --in-process (the rule is given to the relay when it starts)");
+            return 2;
+        }
         if (pid > 0 && relayChoice.url == null) {
             System.err.println("load: --pid: only with --url (a spawned relay is sampled anyway)");
             return 2;
@@ -175,10 +185,10 @@ final class LoadCommand implements Callable<Integer> {
 
     private Relay openRelay() throws IOException, InterruptedException {
         if (relayChoice.inProcess) {
-            return new InProcessRelay(relayLoops);
+            return new InProcessRelay(relayLoops, slow == null ? SlowPolicy.DROP : slow);
         }
         if (relayChoice.spawn != null) {
-            return new SpawnedRelay(relayChoice.spawn, spawnSession);
+            return new SpawnedRelay(slow == null ? relayChoice.spawn : slow.apply(relayChoice.spawn), spawnSession);
         }
         return new ExternalRelay(LoadConfig.checkLoopback(relayChoice.url), pid);
     }
@@ -200,6 +210,7 @@ final class LoadCommand implements Callable<Integer> {
                 .maxMessages(maxMessages)
                 .clientThreads(clientThreads)
                 .bindAddresses(bind)
+                .slow(slow)
                 .build();
     }
 }

@@ -58,6 +58,7 @@ final class LoadConfig {
     private final long maxMessages;
     private final int clientThreads;
     private final List<String> bindAddresses;
+    private final SlowPolicy slow;
 
     private LoadConfig(Builder b) {
         this.scenario = requireNonNull(b.scenario, "scenario");
@@ -127,6 +128,7 @@ final class LoadConfig {
             throw new IllegalArgumentException("clientThreads: " + clientThreads + " (expected: 1.." + MAX_CLIENT_THREADS + ")");
         }
         this.bindAddresses = List.copyOf(b.bindAddresses);
+        this.slow = b.slow;
         for (String a : bindAddresses) {
             checkLoopbackHost("bind", a);
         }
@@ -181,6 +183,7 @@ final class LoadConfig {
         b.maxMessages = maxMessages;
         b.clientThreads = clientThreads;
         b.bindAddresses = bindAddresses;
+        b.slow = slow;
         return b;
     }
 
@@ -258,6 +261,11 @@ final class LoadConfig {
         return bindAddresses;
     }
 
+    /** The stream rule the relay was started with, or null when this tool did not choose one. */
+    SlowPolicy slow() {
+        return slow;
+    }
+
     /** Longest a run can take, all phases at their caps: what tests and callers may rely on. */
     Duration upperBound() {
         return connectTimeout.plus(settle).plus(warmup).plus(duration).plus(drain)
@@ -284,6 +292,7 @@ final class LoadConfig {
         private long maxMessages = DEFAULT_MAX_MESSAGES;
         private int clientThreads = DEFAULT_CLIENT_THREADS;
         private List<String> bindAddresses = List.of();
+        private SlowPolicy slow;
 
         private Builder(Scenario scenario, URI baseUri) {
             this.scenario = scenario;
@@ -367,6 +376,11 @@ final class LoadConfig {
 
         Builder bindAddresses(List<String> v) {
             bindAddresses = requireNonNull(v, "bindAddresses");
+            return this;
+        }
+
+        Builder slow(SlowPolicy v) {
+            slow = v;
             return this;
         }
 

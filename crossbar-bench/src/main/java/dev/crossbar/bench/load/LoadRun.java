@@ -85,6 +85,7 @@ final class LoadRun {
                 .put("url", relay.baseUri().toString())
                 .put("topic", c.topic())
                 .put("run", runIndex)
+                .put("slow", c.slow() == null ? null : c.slow().label())
                 .put("time", Instant.now().toString());
         if (c.scenario().sends()) {
             r.put("size", c.size()).put("rate", c.rate()).put("window", c.window()).put("batch", c.batch())
@@ -326,6 +327,7 @@ final class LoadRun {
                 .put("corrupt", corrupt)
                 .put("errors", errors.get())
                 .put("latencyCount", l.count())
+                .put("meanUs", l.meanUs())
                 .put("p50Us", l.p50Us())
                 .put("p90Us", l.p90Us())
                 .put("p99Us", l.p99Us())

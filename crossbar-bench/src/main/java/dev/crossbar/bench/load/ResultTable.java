@@ -15,6 +15,7 @@ final class ResultTable {
             new Column("label", "label", 10), new Column("scenario", "scenario", 8), new Column("size", "size", 8),
             new Column("n", "n", 6), new Column("rate", "rate", 6), new Column("win", "window", 4),
             new Column("batch", "batch", 5), new Column("session", "spawnSession", 7),
+            new Column("slow", "slow", 12),
             new Column("msg/s", "msgPerS", 10), new Column("Mbit/s", "egressMbitS", 9),
             new Column("p50us", "p50Us", 8), new Column("p99us", "p99Us", 9), new Column("p99.9us", "p999Us", 9),
             new Column("lost", "lost", 8), new Column("merged", "mergedFrames", 8), new Column("reord", "reordered", 6),

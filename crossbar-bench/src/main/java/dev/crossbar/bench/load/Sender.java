@@ -181,7 +181,11 @@ final class Sender implements Runnable {
             channel.flush();
         }
         if (ratePerSecond > 0) {
-            scheduleTick();
+            if (channel.isWritable()) {
+                scheduleTick();
+            }
+            // Otherwise the socket is full and the handler calls run() when it drains: a sender at a
+            // rate its socket cannot take (VBDS's publisher, as fast as TCP allows) does not spin.
         } else if (written == MAX_PASS) {
             channel.eventLoop().execute(this);
         } else if (channel.isWritable()) {

@@ -12,14 +12,14 @@ final class Summary {
 
     /** The figures summarised; others (counts of the run's setup) are copied from the first run. */
     static final List<String> METRICS = List.of(
-            "msgPerS", "perReceiverMsgPerS", "egressMbitS", "p50Us", "p90Us", "p99Us", "p999Us", "maxUs",
+            "msgPerS", "perReceiverMsgPerS", "egressMbitS", "meanUs", "p50Us", "p90Us", "p99Us", "p999Us", "maxUs",
             "lost", "lossPct", "mergedFrames", "mergedMessages", "reordered", "duplicates", "corrupt", "errors",
             "relayCpuS", "relayCpuPct", "cpuSPerGB", "cpuSPerMillionMsgs", "relayPeakRssMB", "clientCpuS", "stalledS",
             "slowReceived", "connectS", "relayRssMB", "rssPerConnKB", "heapMB", "heapPerConnB", "stillOpen");
 
     /** Keys describing the configuration, copied from the first run. */
     static final List<String> CONFIG = List.of(
-            "label", "scenario", "relay", "spawnSession", "url", "size", "rate", "window", "batch", "warmupS", "durationS",
+            "label", "scenario", "relay", "spawnSession", "slow", "topic", "url", "size", "rate", "window", "batch", "warmupS", "durationS",
             "receivers", "clients", "connections");
 
     private Summary() {

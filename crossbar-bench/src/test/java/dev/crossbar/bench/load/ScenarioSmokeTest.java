@@ -114,6 +114,22 @@ class ScenarioSmokeTest {
         assertIntact(run(quick(Scenario.FANOUT).count(10).rate(0.0).batch(16).build()));
     }
 
+    /**
+     * VBDS's shape (vbds.sh): one publisher writing 1 MiB messages as fast as its socket takes
+     * (no window: only TCP holds it back), two subscribers, every stream under slow=backpressure.
+     * Nothing may be lost, merged or corrupted, however far ahead the publisher could run.
+     */
+    @Test
+    void socketBoundPublisherLosesNothingUnderBackpressure() throws Exception {
+        relay.close();
+        relay = new InProcessRelay(2, SlowPolicy.BACKPRESSURE);
+        RunResult r = run(quick(Scenario.FANOUT).count(2).size(1024 * 1024).rate(100_000.0).window(0)
+                .slow(SlowPolicy.BACKPRESSURE).build());
+        assertIntact(r);
+        assertEquals("backpressure", r.get("slow"));
+        assertNotNull(r.get("meanUs"), "mean latency reported: " + r);
+    }
+
     @Test
     void meshOfClientsHearingEachOther() throws Exception {
         RunResult r = run(quick(Scenario.MESH).count(5).rate(100.0).build());
