@@ -90,7 +90,8 @@ public final class CrossbarServer implements AutoCloseable {
                 transport.ioHandlerFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), new DefaultThreadFactory("crossbar-io"),
                 transport.ioHandlerFactory());
-        this.topics = new TopicRegistry(config.maxTopics(), cluster == null ? Broker.LOCAL : cluster);
+        this.topics = new TopicRegistry(config.maxTopics(), cluster == null ? Broker.LOCAL : cluster,
+                config.routing(), config.replayLimits());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
         this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName());

@@ -2,6 +2,8 @@ package dev.crossbar.server;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.replay.ReplayLimits;
+import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.server.auth.AuthConfig;
 import dev.crossbar.server.tls.TlsConfig;
 import dev.crossbar.server.cluster.NatsConfig;
@@ -49,6 +51,18 @@ public final class ServerConfig {
      * throughput. 0 turns it off.
      */
     public static final int DEFAULT_HOME_LOOP_MEMBERS = 16;
+    /**
+     * On {@code max-latency} streams, a receiver's socket send buffer: small, so that what waits
+     * waits in the relay's queue, where stale messages can be skipped, not in the kernel. Linux
+     * doubles it; 8 KiB is an eighth of a second for a viewer reading 1 Mbit/s video at half its
+     * rate, and carries 1.3 Mbit/s over a 50 ms round trip (raise it for more).
+     */
+    public static final int DEFAULT_LATENCY_SEND_BUFFER = 4 * 1024;
+    /**
+     * On {@code slow=backpressure} streams, how long a receiver over its bound may read nothing at
+     * all before it is closed (1013), so a stalled client cannot hold a stream forever.
+     */
+    public static final Duration DEFAULT_BACKPRESSURE_TIMEOUT = Duration.ofSeconds(30);
     /** Live topics; a connection that would create one more gets 503. */
     public static final int DEFAULT_MAX_TOPICS = 10_000;
     /** Empty: any Origin may connect, as the original crossbar allowed. */
@@ -89,6 +103,10 @@ public final class ServerConfig {
     private final TlsConfig tls;
     private final String nodeName;
     private final NatsConfig nats;
+    private final RoutingTable routing;
+    private final ReplayLimits replayLimits;
+    private final int latencySendBuffer;
+    private final Duration backpressureTimeout;
 
     private ServerConfig(Builder b) {
         this.listen = requireNonNull(b.listen, "listen");
@@ -158,6 +176,13 @@ public final class ServerConfig {
                     + " printable characters)");
         }
         this.nats = b.nats;
+        this.routing = requireNonNull(b.routing, "routing");
+        this.replayLimits = requireNonNull(b.replayLimits, "replayLimits");
+        if (b.latencySendBuffer < 4096) {
+            throw new IllegalArgumentException("latencySendBuffer: " + b.latencySendBuffer + " (expected: >= 4KiB)");
+        }
+        this.latencySendBuffer = b.latencySendBuffer;
+        this.backpressureTimeout = positive("backpressureTimeout", b.backpressureTimeout);
     }
 
     /** The host name, or {@code crossbar} if it cannot be found: the default node name. */
@@ -364,6 +389,26 @@ public final class ServerConfig {
         return nats;
     }
 
+    /** The stream rules ({@code --route}, {@code --routes}): options per topic, by name. */
+    public RoutingTable routing() {
+        return routing;
+    }
+
+    /** Bounds on what a topic keeps for newcomers ({@code start=last}, {@code start=keyframe}). */
+    public ReplayLimits replayLimits() {
+        return replayLimits;
+    }
+
+    /** On {@code max-latency} streams: bytes a receiver's channel and socket send buffer each hold. */
+    public int latencySendBuffer() {
+        return latencySendBuffer;
+    }
+
+    /** On {@code slow=backpressure} streams: how long a receiver holding the senders may read nothing. */
+    public Duration backpressureTimeout() {
+        return backpressureTimeout;
+    }
+
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
@@ -393,6 +438,10 @@ public final class ServerConfig {
         private TlsConfig tls = TlsConfig.DISABLED;
         private String nodeName;
         private NatsConfig nats;
+        private RoutingTable routing = RoutingTable.EMPTY;
+        private ReplayLimits replayLimits = ReplayLimits.DEFAULT;
+        private int latencySendBuffer = DEFAULT_LATENCY_SEND_BUFFER;
+        private Duration backpressureTimeout = DEFAULT_BACKPRESSURE_TIMEOUT;
 
         private Builder() {
         }
@@ -425,6 +474,10 @@ public final class ServerConfig {
             tls = c.tls;
             nodeName = c.nodeName;
             nats = c.nats;
+            routing = c.routing;
+            replayLimits = c.replayLimits;
+            latencySendBuffer = c.latencySendBuffer;
+            backpressureTimeout = c.backpressureTimeout;
         }
 
         public Builder listen(InetSocketAddress v) {
@@ -578,6 +631,26 @@ public final class ServerConfig {
         /** Null (the default) for a node on its own. */
         public Builder nats(NatsConfig v) {
             nats = v;
+            return this;
+        }
+
+        public Builder routing(RoutingTable v) {
+            routing = v;
+            return this;
+        }
+
+        public Builder replayLimits(ReplayLimits v) {
+            replayLimits = v;
+            return this;
+        }
+
+        public Builder latencySendBuffer(int v) {
+            latencySendBuffer = v;
+            return this;
+        }
+
+        public Builder backpressureTimeout(Duration v) {
+            backpressureTimeout = v;
             return this;
         }
 

@@ -37,11 +37,20 @@ public final class FanOut {
      */
     public void send(LoopGroup[] groups, Member sender, boolean text, ByteBuf payload, ByteBufAllocator alloc,
                      long now) {
+        send(groups, sender, text, payload, alloc, now, -1);
+    }
+
+    /**
+     * As above, for a stream whose receivers may start part-way into a message: {@code randomAccess}
+     * is where in the payload a receiver skipped forward starts (a keyframe), or -1.
+     */
+    public void send(LoopGroup[] groups, Member sender, boolean text, ByteBuf payload, ByteBufAllocator alloc,
+                     long now, int randomAccess) {
         if (groups.length == 0) {
             payload.release();
             return;
         }
-        PreparedFrame frame = PreparedFrame.of(alloc, text, payload, now);
+        PreparedFrame frame = PreparedFrame.of(alloc, text, payload, now).randomAccessAt(randomAccess);
         // The sender's loop, which batches this read's hand-offs; none for messages from other nodes.
         LoopQueue origin = sender != null && sender.executor().inEventLoop() ? queueFor(sender.executor()) : null;
         try {

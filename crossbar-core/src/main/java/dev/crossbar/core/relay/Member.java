@@ -38,6 +38,24 @@ public interface Member {
      */
     boolean deliver(PreparedFrame frame);
 
+    /**
+     * Writes one message of this member's replay, the messages a topic kept for newcomers. Not
+     * subject to the queue bound: the replay is bounded by what the topic keeps, and a replay with
+     * a hole (a keyframe's packets missing) is worse than none.
+     *
+     * @return as {@link #deliver}
+     */
+    default boolean deliverReplay(PreparedFrame frame) {
+        return deliver(frame);
+    }
+
+    /**
+     * Stops ({@code true}) or resumes reading this member's messages from its socket, for a
+     * lossless stream whose receivers are behind. Called on {@link #executor()}.
+     */
+    default void holdReading(boolean hold) {
+    }
+
     /** Flushes what {@link #deliver} wrote since the last flush. */
     void flush();
 }

@@ -29,6 +29,8 @@ public final class PreparedFrame {
     private final boolean text;
     private final int payloadLength;
     private final long publishedAtNanos;
+    /** Where in the payload a receiver that skipped forward may start, or -1 (set before sharing). */
+    private int randomAccess = -1;
 
     private PreparedFrame(ByteBuf content, boolean text, int payloadLength, long publishedAtNanos) {
         this.content = content;
@@ -114,6 +116,30 @@ public final class PreparedFrame {
     /** Frame size on the wire, header included: what outbound-buffer bounds count. */
     public int frameLength() {
         return content.readableBytes();
+    }
+
+    /** Marks where in the payload a receiver may start (a keyframe's first packet), or -1. */
+    public PreparedFrame randomAccessAt(int payloadOffset) {
+        this.randomAccess = payloadOffset;
+        return this;
+    }
+
+    /** Where in the payload a receiver that skipped forward may start, or -1 when it may not. */
+    public int randomAccess() {
+        return randomAccess;
+    }
+
+    /**
+     * The payload from {@link #randomAccess()} on, framed anew for a receiver that starts here.
+     * The caller releases the returned frame.
+     */
+    public PreparedFrame fromRandomAccess(ByteBufAllocator alloc) {
+        if (randomAccess < 0) {
+            throw new IllegalStateException("no random-access point in this message");
+        }
+        int header = headerLength(payloadLength);
+        ByteBuf tail = content.retainedSlice(content.readerIndex() + header + randomAccess, payloadLength - randomAccess);
+        return of(alloc, text, tail, publishedAtNanos).randomAccessAt(0);
     }
 
     public PreparedFrame retain() {

@@ -8,6 +8,8 @@ import dev.crossbar.core.relay.FanOut;
 import dev.crossbar.core.relay.LoopGroup;
 import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.PreparedFrame;
+import dev.crossbar.core.replay.Replayed;
+import dev.crossbar.core.replay.StreamMemory;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.route.TopicKey;
@@ -55,8 +57,35 @@ public final class Router implements RemoteDelivery {
         return topics;
     }
 
+    /**
+     * Adds the member to its topic and, for a topic that remembers, writes its replay to it first.
+     * Called on the member's event loop, so the replay is written before any live message, which
+     * reaches the member on that loop later (or, from a sender on the same loop, not before this
+     * returns).
+     */
     public Topic join(Member member) {
-        return topics.join(member);
+        TopicRegistry.Joined joined = topics.join(member);
+        if (!joined.replay().isEmpty()) {
+            replay(member, joined.replay());
+        }
+        return joined.topic();
+    }
+
+    private static void replay(Member member, Iterable<Replayed> replay) {
+        long now = System.nanoTime();
+        boolean flush = false;
+        for (Replayed r : replay) {
+            // Each payload's reference goes to its frame, released once written.
+            PreparedFrame frame = PreparedFrame.of(ByteBufAllocator.DEFAULT, r.text(), r.payload(), now);
+            try {
+                flush |= member.deliverReplay(frame);
+            } finally {
+                frame.release();
+            }
+        }
+        if (flush) {
+            member.flush();
+        }
     }
 
     public void leave(Member member) {
@@ -84,7 +113,17 @@ public final class Router implements RemoteDelivery {
         // The broker's reference, taken before the frame takes ours; none at all on a lone node.
         ByteBuf remote = broker == Broker.LOCAL ? null : payload.retainedDuplicate();
         try {
-            fanOut.send(topic.groups(), sender, text, payload, alloc, now);
+            if (topic.remembers()) {
+                int randomAccess;
+                LoopGroup[] groups;
+                synchronized (topic) {
+                    randomAccess = topic.record(sender, text, payload);
+                    groups = topic.groups();
+                }
+                fanOut.send(groups, sender, text, payload, alloc, now, randomAccess);
+            } else {
+                fanOut.send(topic.groups(), sender, text, payload, alloc, now);
+            }
         } finally {
             if (remote != null) {
                 broker.publish(route.topic(), text, remote);
@@ -99,7 +138,18 @@ public final class Router implements RemoteDelivery {
     @Override
     public int deliver(TopicKey key, boolean text, ByteBuf payload) {
         Topic topic = topics.get(key);
-        LoopGroup[] groups = topic == null ? NO_GROUPS : topic.groups();
+        int randomAccess = -1;
+        LoopGroup[] groups;
+        if (topic == null) {
+            groups = NO_GROUPS;
+        } else if (topic.remembers()) {
+            synchronized (topic) {
+                randomAccess = topic.record(StreamMemory.REMOTE, text, payload);
+                groups = topic.groups();
+            }
+        } else {
+            groups = topic.groups();
+        }
         int receivers = 0;
         for (LoopGroup group : groups) {
             receivers += group.members().length;
@@ -119,7 +169,7 @@ public final class Router implements RemoteDelivery {
                 payload.release();
             }
         }
-        fanOut.send(groups, null, text, shared, ByteBufAllocator.DEFAULT, System.nanoTime());
+        fanOut.send(groups, null, text, shared, ByteBufAllocator.DEFAULT, System.nanoTime(), randomAccess);
         return receivers;
     }
 

@@ -4,14 +4,20 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.LoopGroup;
+import dev.crossbar.core.replay.Replayed;
+import dev.crossbar.core.replay.StreamMemory;
+import dev.crossbar.core.route.StreamOptions;
+import dev.crossbar.core.route.StreamRule;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.stats.ConnectionStats;
+import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 
@@ -24,6 +30,11 @@ import java.util.Set;
  * all, plus one O(n) rebuild per message published during it (which then fans out to n members
  * anyway), instead of an O(n) copy per join. Between changes the send path reads a volatile array:
  * no lock, no allocation.
+ *
+ * <p>A topic whose rule keeps messages for newcomers ({@code start=last}, {@code start=keyframe})
+ * has a {@link StreamMemory}. A publish then records the message and reads the receivers under this
+ * topic's monitor ({@link #record}), and a join adds the member and copies the memory under it
+ * too ({@link #add}), so each message reaches a newcomer exactly once: in its replay, or live.
  */
 public final class Topic {
 
@@ -31,6 +42,13 @@ public final class Topic {
     private static final Member[] NO_MEMBERS = new Member[0];
 
     private final TopicKey key;
+    /** The rule this topic follows (null: none matched) and the options it gives. */
+    private final StreamRule rule;
+    private final StreamOptions options;
+    /** What newcomers get first; null for live-only streams. Guarded by {@code this}. */
+    private final StreamMemory memory;
+    /** For {@code slow=backpressure}: who holds the senders back; null otherwise. */
+    private final HoldBack holdBack;
     private final long createdAtMillis = System.currentTimeMillis();
     /** Every member, in join order. Guarded by {@code this}. */
     private final Set<Member> members = new LinkedHashSet<>();
@@ -52,7 +70,52 @@ public final class Topic {
     private long departedRefused;
 
     Topic(TopicKey key) {
+        this(key, null, StreamOptions.DEFAULT, null);
+    }
+
+    Topic(TopicKey key, StreamRule rule, StreamOptions options, StreamMemory memory) {
         this.key = requireNonNull(key, "key");
+        this.rule = rule;
+        this.options = requireNonNull(options, "options");
+        this.memory = memory;
+        this.holdBack = options.lossless() ? new HoldBack(this) : null;
+    }
+
+    /** For a {@code slow=backpressure} stream, who holds its senders back; null for others. */
+    public HoldBack holdBack() {
+        return holdBack;
+    }
+
+    /** The routing rule this topic follows, or null when none matched (the default options). */
+    public StreamRule rule() {
+        return rule;
+    }
+
+    public StreamOptions options() {
+        return options;
+    }
+
+    /** Whether publishing to this topic goes through {@link #record}. */
+    public boolean remembers() {
+        return memory != null;
+    }
+
+    /**
+     * Records a message in the memory. The caller holds this topic's monitor and reads
+     * {@link #groups()} under it too, so a join comes either before (the newcomer is among the
+     * receivers and the message is not in its replay) or after (the message is in its replay).
+     * Ownership: {@code payload} is borrowed.
+     *
+     * @return where a receiver may start in this message, or -1
+     */
+    int record(Object publisher, boolean text, ByteBuf payload) {
+        // A message from another node may arrive after the last member left: keep nothing.
+        return memory == null || members.isEmpty() ? -1 : memory.record(publisher, text, payload);
+    }
+
+    /** For statistics: what the memory holds now, or null when the topic keeps nothing. */
+    public synchronized Map<String, Object> memoryState(long nowNanos) {
+        return memory == null ? null : memory.describe(nowNanos);
     }
 
     public TopicKey key() {
@@ -94,14 +157,25 @@ public final class Topic {
         return perLoop.getOrDefault(loop, 0);
     }
 
-    synchronized void add(Member member) {
+    /**
+     * Adds the member and returns what it gets before the live messages (its replay; the caller
+     * owns and releases each payload): empty for a live-only topic or a member that only sends.
+     */
+    synchronized List<Replayed> add(Member member) {
         if (members.add(member)) {
             perLoop.merge(member.executor(), 1, Integer::sum);
             if (member.route().canReceive()) {
                 receivers++;
             }
             stale = true;
+            if (holdBack != null) {
+                holdBack.joined(member);
+            }
+            if (memory != null && member.route().canReceive()) {
+                return memory.replay();
+            }
         }
+        return Collections.emptyList();
     }
 
     /** Returns true if the topic is now empty. */
@@ -119,6 +193,15 @@ public final class Topic {
             departedDropped += s.dropped();
             departedRefused += s.refused();
             stale = true;
+            if (holdBack != null) {
+                holdBack.left(member);
+            }
+            if (memory != null) {
+                memory.forget(member);
+                if (members.isEmpty()) {
+                    memory.release();
+                }
+            }
         }
         return members.isEmpty();
     }

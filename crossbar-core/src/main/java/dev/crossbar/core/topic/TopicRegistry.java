@@ -3,11 +3,16 @@ package dev.crossbar.core.topic;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.replay.ReplayLimits;
+import dev.crossbar.core.replay.Replayed;
+import dev.crossbar.core.route.RoutingTable;
+import dev.crossbar.core.route.StreamRule;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.stats.DepartedTraffic;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -21,6 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The {@link Broker} hears when a topic gains its first receiver and loses its last one, from
  * inside the same per-key lock, so for one topic those calls alternate in the order the changes
  * happened, and a node is subscribed exactly while it has someone to deliver to.
+ *
+ * <p>A new topic's options come from the {@link RoutingTable}, looked up once, when it is created.
  */
 public final class TopicRegistry {
 
@@ -31,17 +38,30 @@ public final class TopicRegistry {
     private final DepartedTraffic departed = new DepartedTraffic();
     private final int maxTopics;
     private final Broker broker;
+    private final RoutingTable routing;
+    private final ReplayLimits replayLimits;
+
+    /** One member's join: its topic, and what it gets before the live messages (caller releases). */
+    public record Joined(Topic topic, List<Replayed> replay) {
+    }
 
     /**
-     * A registry that refuses to create more than {@code maxTopics} topics at once and tells
-     * {@code broker} about interest changes.
+     * A registry that refuses to create more than {@code maxTopics} topics at once, tells
+     * {@code broker} about interest changes and gives each new topic the options of its rule.
      */
-    public TopicRegistry(int maxTopics, Broker broker) {
+    public TopicRegistry(int maxTopics, Broker broker, RoutingTable routing, ReplayLimits replayLimits) {
         if (maxTopics <= 0) {
             throw new IllegalArgumentException("maxTopics: " + maxTopics + " (expected: > 0)");
         }
         this.maxTopics = maxTopics;
         this.broker = requireNonNull(broker, "broker");
+        this.routing = requireNonNull(routing, "routing");
+        this.replayLimits = requireNonNull(replayLimits, "replayLimits");
+    }
+
+    /** With no routing rules: every topic live-only, as before there were rules. */
+    public TopicRegistry(int maxTopics, Broker broker) {
+        this(maxTopics, broker, RoutingTable.EMPTY, ReplayLimits.DEFAULT);
     }
 
     /** A registry for one node on its own ({@link Broker#LOCAL}). */
@@ -67,28 +87,40 @@ public final class TopicRegistry {
         return topics.size() < maxTopics || topics.containsKey(key);
     }
 
+    public RoutingTable routing() {
+        return routing;
+    }
+
     /**
-     * Adds the member to its route's topic and returns that topic.
+     * Adds the member to its route's topic and returns that topic with the member's replay.
      *
      * @throws TopicLimitException if the topic does not exist and the registry is full
      */
-    public Topic join(Member member) {
+    public Joined join(Member member) {
         requireNonNull(member, "member");
-        Topic[] joined = new Topic[1];
+        Joined[] joined = new Joined[1];
         topics.compute(member.route().topic(), (key, topic) -> {
             if (topic == null && topics.size() >= maxTopics) {
                 throw new TopicLimitException(maxTopics);
             }
-            Topic t = topic != null ? topic : new Topic(key);
+            Topic t = topic != null ? topic : newTopic(key);
             boolean hadReceivers = t.hasReceivers();
-            t.add(member);
+            List<Replayed> replay = t.add(member);
             if (!hadReceivers && t.hasReceivers()) {
                 broker.interest(key);
             }
-            joined[0] = t;
+            joined[0] = new Joined(t, replay);
             return t;
         });
         return joined[0];
+    }
+
+    private Topic newTopic(TopicKey key) {
+        StreamRule rule = routing.ruleFor(key);
+        if (rule == null) {
+            return new Topic(key);
+        }
+        return new Topic(key, rule, rule.options(), replayLimits.memoryFor(rule.options()));
     }
 
     /** Removes the member; the topic goes with its last member. Safe to call more than once. */

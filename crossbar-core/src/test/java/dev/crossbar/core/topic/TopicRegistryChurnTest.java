@@ -55,7 +55,7 @@ class TopicRegistryChurnTest {
                 }
                 for (int i = 0; i < 20_000; i++) {
                     Member m = new Stub(parser.parse("/t" + (i % 7) + (id % 2 == 0 ? "" : "/x")), ConnectionStats.startingNow());
-                    Topic topic = registry.join(m);
+                    Topic topic = registry.join(m).topic();
                     if (!List.of(topic.members()).contains(m)) {
                         throw new AssertionError("joined a topic without being in it");
                     }
@@ -83,13 +83,13 @@ class TopicRegistryChurnTest {
         EventExecutor loopB = new DefaultEventExecutor();
         try {
             Stub publisher = new Stub(parser.parse("/in/cam"), ConnectionStats.startingNow(), loopA);
-            Topic topic = registry.join(publisher);
+            Topic topic = registry.join(publisher).topic();
             assertEquals(0, topic.groups().length, "a publisher alone receives nothing");
             List<Stub> viewers = new ArrayList<>();
             for (int i = 0; i < 1000; i++) {
                 Stub v = new Stub(parser.parse("/out/cam"), ConnectionStats.startingNow(), i % 2 == 0 ? loopA : loopB);
                 viewers.add(v);
-                assertSame(topic, registry.join(v));
+                assertSame(topic, registry.join(v).topic());
                 if (i % 100 == 0) {
                     // Read between joins, as the send path does: each read sees every join before it.
                     assertEquals(i + 1, Arrays.stream(topic.groups()).mapToInt(g -> g.members().length).sum());

@@ -189,6 +189,8 @@ public final class CrossbarCommand implements Callable<Integer> {
     Map<String, String> env = System.getenv();
     @Mixin
     ClusterOptions cluster = new ClusterOptions();
+    @Mixin
+    RoutingOptions routing = new RoutingOptions();
 
     /** Builds the config; invalid combinations throw {@link IllegalArgumentException} naming the value. */
     ServerConfig toConfig() {
@@ -230,6 +232,10 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .tls(tlsConfig())
                 .nodeName(cluster.nodeName)
                 .nats(cluster.toNatsConfig())
+                .routing(routing.table())
+                .replayLimits(routing.limits())
+                .latencySendBuffer(routing.latencySendBuffer)
+                .backpressureTimeout(routing.backpressureTimeout)
                 .build();
     }
 

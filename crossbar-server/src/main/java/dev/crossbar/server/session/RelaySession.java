@@ -7,6 +7,7 @@ import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.route.StreamOptions;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
 import dev.crossbar.server.SlowConsumerPolicy;
@@ -16,6 +17,8 @@ import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -50,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * message. Under the {@code DISCONNECT} policy a receiver still dropping after the grace period is
  * closed (1013). Memory per receiver is at most {@code maxBacklogBytes} and one more message, and
  * queued frames are duplicates of buffers shared by every receiver of the message.
+ *
+ * <p>On a stream with {@code max-latency}, messages beyond a few kilobytes in the channel wait in a
+ * {@link LatencyQueue} instead, which skips the receiver forward when they would reach it too late,
+ * counting the time they will still spend in the sockets, from the receiver's measured pace; the
+ * socket's send buffer is made small ({@code latencySocketBytes}), so little is beyond reach.
  */
 public final class RelaySession extends ChannelInboundHandlerAdapter implements Member {
 
@@ -57,6 +65,11 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     /** Pending bytes that still count as an empty queue: Netty adds ~100 bytes per queued write. */
     static final int QUEUE_SLACK_BYTES = 4096;
+    /** On {@code max-latency} streams: what the channel may hold before the latency queue holds it. */
+    static final int LATENCY_CHANNEL_BYTES = 4096;
+    /** A receiver's pace is known after this long with messages waiting, and judged over about this window. */
+    static final long MIN_PACE_SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long PACE_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final Router router;
     private final ChannelGroup sessions;
@@ -65,6 +78,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private final long stallNanos;
     private final SlowConsumerPolicy slowPolicy;
     private final long slowGraceMillis;
+    private final int latencySocketBytes;
+    private final long backpressureTimeoutNanos;
 
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private ChannelHandlerContext ctx;
@@ -81,14 +96,36 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /** Bytes the client had taken off its queue when last looked at, and when that last grew. */
     private long drainedBytes;
     private long drainedAtNanos;
+    /** This receiver's own queue on a {@code max-latency} stream; null on others. */
+    private LatencyQueue latency;
+    private long maxLatencyNanos;
+    /** The socket's send buffer as the kernel reports it (Linux doubles what was asked). */
+    private int socketBufferBytes;
+    /** The receiver's pace while the socket was full, bytes per nanosecond; 0: not yet measured. */
+    private double drainRate;
+    private long drainMarkBytes;
+    private long drainMarkNanos;
+    /** Whether the latency queue held messages when last looked at: the receiver set the pace since. */
+    private boolean backlogged;
+    private long backlogBytes;
+    private long backlogNanos;
+    private int lastFrameLength;
+    /** On a {@code slow=backpressure} stream: who this receiver holds back when over its bound; else null. */
+    private dev.crossbar.core.topic.HoldBack holdBack;
+    /** While this receiver holds the senders: checks it still reads. */
+    private ScheduledFuture<?> stallWatch;
 
     /**
      * @param maxQueueBytes   bytes any receiver may have waiting
      * @param maxBacklogBytes bytes a receiver that is still reading may have waiting
      * @param stallNanos      how long without reading makes a receiver stalled
+     * @param latencySocketBytes on {@code max-latency} streams: the socket's send buffer
+     * @param backpressureTimeoutNanos on {@code slow=backpressure} streams: how long a receiver that holds
+     *                        the senders back may read nothing before it is closed
      */
     public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, long maxBacklogBytes, long stallNanos,
-                        SlowConsumerPolicy slowPolicy, long slowGraceMillis) {
+                        SlowConsumerPolicy slowPolicy, long slowGraceMillis, int latencySocketBytes,
+                        long backpressureTimeoutNanos) {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.maxQueueBytes = maxQueueBytes;
@@ -96,6 +133,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         this.stallNanos = stallNanos;
         this.slowPolicy = requireNonNull(slowPolicy, "slowPolicy");
         this.slowGraceMillis = slowGraceMillis;
+        this.latencySocketBytes = latencySocketBytes;
+        this.backpressureTimeoutNanos = backpressureTimeoutNanos;
     }
 
     @Override
@@ -124,6 +163,14 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(WebSocketCloseStatus.INTERNAL_SERVER_ERROR, "no route for this connection");
             return;
         }
+        StreamOptions options = router.topics().routing().resolve(client.route().topic());
+        if (options.boundsLatency() && client.route().canReceive()) {
+            boundLatency(ctx.channel(), options);
+        }
+        if (options.lossless() && client.route().canReceive()) {
+            // Over the bound, Netty's writability turns false: the signal to hold the senders back.
+            ctx.channel().config().setWriteBufferWaterMark(new WriteBufferWaterMark(maxQueueBytes / 2, maxQueueBytes));
+        }
         try {
             topic = router.join(this);
         } catch (TopicLimitException e) {
@@ -131,8 +178,63 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
             return;
         }
+        if (options.lossless() && client.route().canReceive()) {
+            holdBack = topic.holdBack();
+        }
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
+    }
+
+    /**
+     * Before joining: what waits beyond a few kilobytes waits in this receiver's own queue, and the
+     * socket's send buffer is made small. The options are looked up here from the same table the
+     * topic got them from.
+     */
+    private void boundLatency(Channel ch, StreamOptions options) {
+        maxLatencyNanos = options.maxLatency().toNanos();
+        latency = new LatencyQueue(maxLatencyNanos, options.start() == StreamOptions.Start.KEYFRAME, maxBacklogBytes);
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(LATENCY_CHANNEL_BYTES / 2, LATENCY_CHANNEL_BYTES));
+        ch.config().setOption(ChannelOption.SO_SNDBUF, latencySocketBytes);
+        Integer reported = ch.config().getOption(ChannelOption.SO_SNDBUF);
+        socketBufferBytes = reported == null ? latencySocketBytes : reported;
+    }
+
+    /**
+     * How long a message written now will wait before the receiver has read it: what is ahead of it
+     * (the channel, our socket's buffer as the kernel reports it, and, at the receiver, a message in
+     * its socket and one it is reading) over the receiver's pace. Until the pace is known, half the
+     * bound: a receiver that falls behind in its first moments is not let drift past the bound while
+     * its pace is measured.
+     */
+    private long socketDelayNanos(int frameLength) {
+        if (drainRate <= 0) {
+            return maxLatencyNanos / 2;
+        }
+        return (long) ((socketBufferBytes + pendingBytes() + 2L * frameLength) / drainRate);
+    }
+
+    /**
+     * The receiver's pace: while its latency queue holds messages, the channel and the socket are
+     * full and the socket takes bytes exactly as fast as the receiver reads them. Measured over
+     * those periods only, in a window of the last few seconds of them. Called when a message
+     * arrives and when the channel drains, before the queue changes.
+     */
+    private void measureDrain() {
+        long now = System.nanoTime();
+        long drained = writtenBytes - pendingBytes();
+        if (backlogged) {
+            backlogBytes += drained - drainMarkBytes;
+            backlogNanos += now - drainMarkNanos;
+            if (backlogNanos > MIN_PACE_SAMPLE_NANOS) {
+                drainRate = (double) backlogBytes / backlogNanos;
+                if (backlogNanos > PACE_WINDOW_NANOS) {
+                    backlogBytes /= 2;
+                    backlogNanos /= 2;
+                }
+            }
+        }
+        drainMarkBytes = drained;
+        drainMarkNanos = now;
     }
 
     @Override
@@ -152,13 +254,28 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             topic = null;
         }
         cancelSlowTimer();
+        cancelStallWatch();
+        if (latency != null) {
+            latency.clear();
+        }
         ctx.fireChannelInactive();
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (holdBack != null) {
+            holdOrRelease(ctx.channel().isWritable());
+        }
         if (ctx.channel().isWritable()) {
             cancelSlowTimer();
+            if (latency != null) {
+                measureDrain();
+                recordDropped(latency.skipStale(System.nanoTime(), socketDelayNanos(lastFrameLength), ctx.alloc()));
+                if (pumpLatencyQueue()) {
+                    flush();
+                }
+                backlogged = !latency.isEmpty();
+            }
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -210,6 +327,19 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
             return false;
         }
+        if (latency != null) {
+            // The frame's publish time stands for now: it was read a moment ago, and costs no clock read.
+            measureDrain();
+            lastFrameLength = frame.frameLength();
+            recordDropped(latency.offer(frame.retain(), frame.publishedAtNanos(), socketDelayNanos(lastFrameLength),
+                    ctx.alloc()));
+            boolean flush = pumpLatencyQueue();
+            backlogged = !latency.isEmpty();
+            return flush;
+        }
+        if (holdBack != null) {
+            return deliverLossless(frame);
+        }
         int length = frame.frameLength();
         long queued = pendingBytes();
         if (queued <= QUEUE_SLACK_BYTES) {
@@ -235,10 +365,119 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         return true;
     }
 
+    /**
+     * On a lossless stream: never drop. Local senders stop being read once this receiver is over its
+     * bound, so what is queued stays near it; messages from other nodes cannot be held back that
+     * way, and a receiver that lets more than {@code maxBacklogBytes} pile up is closed (1013)
+     * rather than losing any of them.
+     */
+    private boolean deliverLossless(PreparedFrame frame) {
+        if (pendingBytes() + frame.frameLength() > maxBacklogBytes && pendingBytes() > QUEUE_SLACK_BYTES) {
+            close(CloseCodes.TRY_AGAIN_LATER, "lossless stream: more than " + maxBacklogBytes
+                    + " bytes waiting for this client (from other nodes, which cannot be held back)");
+            return false;
+        }
+        writtenBytes += frame.frameLength();
+        ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
+        stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
+        if (needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
+    }
+
+    /** Over its bound (not writable), this receiver holds the senders back, and is watched for a stall. */
+    private void holdOrRelease(boolean writable) {
+        if (writable) {
+            holdBack.release(this);
+            cancelStallWatch();
+        } else {
+            holdBack.hold(this);
+            if (stallWatch == null) {
+                long period = Math.max(1, backpressureTimeoutNanos / 4);
+                long[] last = {writtenBytes - pendingBytes(), System.nanoTime()};
+                stallWatch = ctx.executor().scheduleAtFixedRate(() -> {
+                    long drained = writtenBytes - pendingBytes();
+                    long now = System.nanoTime();
+                    if (drained > last[0]) {
+                        last[0] = drained;
+                        last[1] = now;
+                    } else if (now - last[1] >= backpressureTimeoutNanos) {
+                        cancelStallWatch();
+                        close(CloseCodes.TRY_AGAIN_LATER, "stalled: read nothing for "
+                                + TimeUnit.NANOSECONDS.toSeconds(backpressureTimeoutNanos)
+                                + "s of a lossless stream, holding its senders back");
+                    }
+                }, period, period, TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    private void cancelStallWatch() {
+        if (stallWatch != null) {
+            stallWatch.cancel(false);
+            stallWatch = null;
+        }
+    }
+
+    /** Stops or resumes reading this client's messages (a lossless stream's receivers are behind). */
+    @Override
+    public void holdReading(boolean hold) {
+        ctx.channel().config().setAutoRead(!hold);
+    }
+
+    /** A replayed message (what the topic kept for newcomers): written whatever the queue holds. */
+    @Override
+    public boolean deliverReplay(PreparedFrame frame) {
+        Channel ch = ctx.channel();
+        if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
+            return false;
+        }
+        writtenBytes += frame.frameLength();
+        ctx.write(frame.content().retainedDuplicate(), ctx.voidPromise());
+        stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
+        if (needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
+    }
+
     @Override
     public void flush() {
         needsFlush = false;
         ctx.flush();
+    }
+
+    /**
+     * Moves frames from the latency queue to the channel while it is writable (below
+     * {@code latencySocketBytes}); the writability event brings the rest.
+     *
+     * @return as {@link #deliver}: whether this left the channel needing a flush it did not need
+     */
+    private boolean pumpLatencyQueue() {
+        boolean wrote = false;
+        Channel ch = ctx.channel();
+        while (!latency.isEmpty() && ch.isWritable()) {
+            PreparedFrame f = latency.poll();
+            writtenBytes += f.frameLength();
+            ctx.write(f.content().retainedDuplicate(), ctx.voidPromise());
+            stats.recordOut(f.payloadLength(), f.publishedAtNanos());
+            f.release();
+            wrote = true;
+        }
+        if (!wrote || needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
+    }
+
+    private void recordDropped(int messages) {
+        for (int i = 0; i < messages; i++) {
+            stats.recordDropped();
+        }
     }
 
     private long pendingBytes() {
@@ -294,6 +533,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /** Starts the closing handshake (see {@link ConnectionLifecycle#close}); deliveries stop now. */
     public void close(WebSocketCloseStatus status, String reason) {
         cancelSlowTimer();
+        cancelStallWatch();
+        if (holdBack != null) {
+            holdBack.release(this); // closing: it reads nothing more, and must not hold the others
+        }
         lifecycle.close(status, reason);
     }
 }

@@ -1,6 +1,7 @@
 package dev.crossbar.server.stats;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * One statistics snapshot, as sent on the stats socket; its JSON form is documented in
@@ -51,9 +52,30 @@ public record Snapshot(String node, String time, String startedAt, double uptime
      * @param schema {@code 1:n} or {@code n:n}
      * @param dropped messages its receivers did not get because they were too slow
      * @param refused messages sent by members whose role may not send
+     * @param stream the options its routing rule gives it
      */
     public record TopicView(String topic, String name, String schema, String createdAt, Members members,
-                            Flow in, Flow out, long dropped, long refused) {
+                            Flow in, Flow out, long dropped, long refused, StreamView stream) {
+    }
+
+    /**
+     * A topic's stream options (docs/protocol.md, "Stream rules").
+     *
+     * @param rule the rule it follows as written ({@code /cam/*:start=keyframe}), or null: no rule
+     *             matched and it has the defaults
+     * @param source where that rule was given ({@code --route #1}, {@code routes.conf:4})
+     * @param start {@code live}, {@code keyframe} or {@code last}
+     * @param maxLatencyMs the {@code max-latency} bound, or null
+     * @param held what it keeps for newcomers now (messages, bytes; for video the stream's format and
+     *             the current group of pictures), or null when it keeps nothing
+     * @param slow {@code drop} or {@code backpressure}
+     * @param heldBackSeconds for {@code slow=backpressure}: how long its senders have been held back in
+     *             all; null for other streams
+     * @param heldBackBy for {@code slow=backpressure}: per connection id present, how long it has held
+     *             the senders back (seconds); null for other streams
+     */
+    public record StreamView(String rule, String source, String start, Long maxLatencyMs, Map<String, Object> held,
+                             String slow, Double heldBackSeconds, Map<String, Double> heldBackBy) {
     }
 
     /** The original crossbar's per-direction stats: time since last message, mean size, messages per second. */

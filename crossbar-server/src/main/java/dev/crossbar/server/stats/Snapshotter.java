@@ -7,6 +7,9 @@ import dev.crossbar.core.schema.Role;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.stats.Traffic;
 import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.route.StreamOptions;
+import dev.crossbar.core.route.StreamRule;
+import dev.crossbar.core.topic.HoldBack;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
@@ -17,13 +20,16 @@ import dev.crossbar.server.stats.Snapshot.Flow;
 import dev.crossbar.server.stats.Snapshot.LegacyFlow;
 import dev.crossbar.server.stats.Snapshot.LegacyStats;
 import dev.crossbar.server.stats.Snapshot.Members;
+import dev.crossbar.server.stats.Snapshot.StreamView;
 import dev.crossbar.server.stats.Snapshot.TopicView;
 import dev.crossbar.server.stats.Snapshot.Totals;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.IntSupplier;
 
 /**
@@ -126,7 +132,7 @@ final class Snapshotter {
                             lastIn, nowNanos),
                     flow(topicTraffic.messagesOut(), topicTraffic.bytesOut(), topicRates.rateOut(),
                             topicRates.byteRateOut(), lastOut, nowNanos),
-                    topicTraffic.dropped(), topicTraffic.refused()));
+                    topicTraffic.dropped(), topicTraffic.refused(), streamView(topic, nowNanos)));
         }
         if (tick) {
             samples = next;
@@ -205,6 +211,30 @@ final class Snapshotter {
     /** Three decimals: enough for a rate or a time, and keeps the JSON short. */
     private static double round(double v) {
         return Math.round(v * 1000) / 1000.0;
+    }
+
+    private static StreamView streamView(Topic topic, long nowNanos) {
+        StreamRule rule = topic.rule();
+        StreamOptions o = topic.options();
+        HoldBack hold = topic.holdBack();
+        Double heldSeconds = null;
+        Map<String, Double> heldBy = null;
+        if (hold != null) {
+            heldSeconds = seconds(hold.heldNanos(nowNanos));
+            heldBy = new LinkedHashMap<>();
+            for (Map.Entry<Member, Long> e : hold.heldByMember(nowNanos).entrySet()) {
+                if (e.getKey() instanceof RelaySession session) {
+                    heldBy.put(session.channel().id().asShortText(), seconds(e.getValue()));
+                }
+            }
+        }
+        return new StreamView(rule == null ? null : rule.describe(), rule == null ? null : rule.source(),
+                o.start().label(), o.boundsLatency() ? o.maxLatency().toMillis() : null, topic.memoryState(nowNanos),
+                o.slow().label(), heldSeconds, heldBy);
+    }
+
+    private static double seconds(long nanos) {
+        return Math.round(nanos / 1e7) / 100.0;
     }
 
     /** As the original crossbar named topics: {@code /out/<t>} for both ends of a 1:N stream, the path for N:N. */

@@ -167,6 +167,6 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         }
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(),
                 config.maxClientBacklogBytes(), config.clientStallTimeout().toNanos(), config.slowConsumerPolicy(),
-                config.slowConsumerGrace().toMillis()));
+                config.slowConsumerGrace().toMillis(), config.latencySendBuffer(), config.backpressureTimeout().toNanos()));
     }
 }

@@ -160,6 +160,11 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     }
 
     private void idle(boolean first) {
+        if (!ctx.channel().config().isAutoRead()) {
+            // Held back on a lossless stream: the relay is not reading, so silence is ours, not the client's.
+            idleIntervals = 0;
+            return;
+        }
         idleIntervals = first ? 1 : idleIntervals + 1;
         if (idleIntervals >= missedPingsBeforeClose) {
             close(CloseCodes.GOING_AWAY, "idle timeout: nothing heard from the client");

@@ -1,0 +1,174 @@
+package dev.crossbar.core.route;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What a stream needs beyond its schema, as a routing rule gives it: where a newcomer starts and how
+ * far behind live a receiver may fall. Resolved once, when a topic is created; never per message.
+ *
+ * @param start      what a member that joins gets before the live messages
+ * @param maxLatency a receiver whose oldest queued message is older than this is skipped forward;
+ *                   {@link Duration#ZERO} for no bound (the default: drop only over the queue bound)
+ * @param slow       what a receiver that cannot keep up costs: its own messages, or its senders' pace
+ */
+public record StreamOptions(Start start, Duration maxLatency, Slow slow) {
+
+    /** Today's behaviour, for streams no rule matches. */
+    public static final StreamOptions DEFAULT = new StreamOptions(Start.LIVE, Duration.ZERO, Slow.DROP);
+
+    /** What a receiver that cannot keep up costs. */
+    public enum Slow {
+        /** Its own messages, dropped whole over its bound; nobody else notices. */
+        DROP,
+        /** The stream's senders, which the relay stops reading until it is back under its bound. */
+        BACKPRESSURE;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public StreamOptions(Start start, Duration maxLatency) {
+        this(start, maxLatency, Slow.DROP);
+    }
+
+    /** Where a newcomer starts. */
+    public enum Start {
+        /** With the next live message. */
+        LIVE,
+        /** With the last random-access point (keyframe) of each publisher's MPEG-TS stream. */
+        KEYFRAME,
+        /** With the last message of each publisher. */
+        LAST;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public StreamOptions {
+        if (start == null || maxLatency == null || slow == null) {
+            throw new IllegalArgumentException("start, maxLatency and slow are required");
+        }
+        if (slow == Slow.BACKPRESSURE && !maxLatency.isZero()) {
+            throw new IllegalArgumentException("slow=backpressure and max-latency exclude each other "
+                    + "(one waits for the slowest receiver, the other skips it forward)");
+        }
+        if (maxLatency.isNegative()) {
+            throw new IllegalArgumentException("max-latency: " + maxLatency + " (expected: >= 0)");
+        }
+    }
+
+    /** Whether the topic keeps messages for newcomers. */
+    public boolean remembers() {
+        return start != Start.LIVE;
+    }
+
+    public boolean boundsLatency() {
+        return !maxLatency.isZero();
+    }
+
+    /**
+     * Parses {@code KEY=VALUE[,KEY=VALUE...]}: {@code start=live|keyframe|last},
+     * {@code max-latency=DURATION} ({@code 500ms}, {@code 2s}), {@code slow=drop|backpressure}.
+     *
+     * @throws IllegalArgumentException naming the key or value that is wrong
+     */
+    public static StreamOptions parse(String text) {
+        Start start = Start.LIVE;
+        Duration maxLatency = Duration.ZERO;
+        Slow slow = Slow.DROP;
+        List<String> seen = new ArrayList<>();
+        for (String pair : text.split(",", -1)) {
+            String p = pair.trim();
+            int eq = p.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: start, max-latency, slow)");
+            }
+            String key = p.substring(0, eq).trim();
+            String value = p.substring(eq + 1).trim();
+            if (seen.contains(key)) {
+                throw new IllegalArgumentException("'" + key + "' given twice");
+            }
+            seen.add(key);
+            switch (key) {
+                case "start":
+                    start = parseStart(value);
+                    break;
+                case "max-latency":
+                    maxLatency = parseDuration(value);
+                    if (maxLatency.isZero() || maxLatency.isNegative()) {
+                        throw new IllegalArgumentException("max-latency=" + value + " (expected: > 0, e.g. 500ms)");
+                    }
+                    break;
+                case "slow":
+                    slow = parseSlow(value);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: start, max-latency, slow)");
+            }
+        }
+        return new StreamOptions(start, maxLatency, slow);
+    }
+
+    private static Slow parseSlow(String value) {
+        for (Slow s : Slow.values()) {
+            if (s.label().equals(value)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("slow=" + value + " (expected: drop or backpressure)");
+    }
+
+    /** Whether a slow receiver holds the stream's senders back instead of losing messages. */
+    public boolean lossless() {
+        return slow == Slow.BACKPRESSURE;
+    }
+
+    private static Start parseStart(String value) {
+        for (Start s : Start.values()) {
+            if (s.label().equals(value)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("start=" + value + " (expected: live, keyframe or last)");
+    }
+
+    /** {@code 500ms}, {@code 2s}, {@code 1m}. */
+    static Duration parseDuration(String value) {
+        try {
+            if (value.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2)));
+            }
+            if (value.endsWith("s")) {
+                return Duration.ofSeconds(Long.parseLong(value.substring(0, value.length() - 1)));
+            }
+            if (value.endsWith("m")) {
+                return Duration.ofMinutes(Long.parseLong(value.substring(0, value.length() - 1)));
+            }
+        } catch (NumberFormatException e) {
+            // the one message below
+        }
+        throw new IllegalArgumentException("'" + value + "' is not a duration (e.g. 500ms, 2s, 1m)");
+    }
+
+    /** The rule's own syntax, for /stats, /ws and logs: {@code start=keyframe,max-latency=500ms}. */
+    public String describe() {
+        StringBuilder b = new StringBuilder("start=").append(start.label());
+        if (boundsLatency()) {
+            b.append(",max-latency=").append(maxLatency.toMillis()).append("ms");
+        }
+        if (slow != Slow.DROP) {
+            b.append(",slow=").append(slow.label());
+        }
+        return b.toString();
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

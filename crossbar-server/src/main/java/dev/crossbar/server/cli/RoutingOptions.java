@@ -1,0 +1,71 @@
+package dev.crossbar.server.cli;
+
+import dev.crossbar.core.replay.ReplayLimits;
+import dev.crossbar.core.route.RoutingTable;
+import dev.crossbar.core.route.StreamRule;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * The routing table's flags (a picocli mixin of {@link CrossbarCommand}): rules that give streams
+ * options by name, and the bounds on what a topic keeps for newcomers. {@code --route} rules come
+ * before the file's, so a rule on the command line overrides the file's for the streams it matches.
+ */
+final class RoutingOptions {
+
+    @Option(names = "--route", paramLabel = "PATTERN:KEY=VALUE[,...]",
+            description = "A stream rule, repeatable, first match wins, e.g. '/cam/*:start=keyframe,max-latency=500ms'. "
+                    + "Keys: start=live|keyframe|last, max-latency=DURATION. See docs/protocol.md.")
+    List<String> routes = new ArrayList<>();
+
+    @Option(names = "--routes", paramLabel = "FILE",
+            description = "A file of stream rules, one per line, # comments; after the --route rules.")
+    Path routesFile;
+
+    @Option(names = "--last-values", paramLabel = "N", defaultValue = "" + ReplayLimits.DEFAULT_LAST_VALUES,
+            description = "start=last: publishers per topic whose last message is kept (default ${DEFAULT-VALUE}).")
+    int lastValues;
+
+    @Option(names = "--last-values-size", paramLabel = "SIZE", converter = Units.BytesConverter.class,
+            defaultValue = "1MiB", description = "start=last: bytes kept per topic in all (default ${DEFAULT-VALUE}).")
+    long lastValuesSize;
+
+    @Option(names = "--keyframe-buffer", paramLabel = "SIZE", converter = Units.BytesConverter.class,
+            defaultValue = "4MiB", description = "start=keyframe: bytes kept per publisher since its last keyframe; "
+                    + "a longer group of pictures is not kept (newcomers start live) (default ${DEFAULT-VALUE}).")
+    long keyframeBuffer;
+
+    @Option(names = "--latency-send-buffer", paramLabel = "SIZE", converter = Units.IntBytesConverter.class,
+            defaultValue = "4KiB", description = "max-latency streams: a receiver's socket send buffer (Linux doubles it); "
+                    + "what waits longer waits where stale messages can be skipped. Larger carries more per round trip "
+                    + "(default ${DEFAULT-VALUE}: 1.3 Mbit/s at 50 ms).")
+    int latencySendBuffer;
+
+    @Option(names = "--backpressure-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "30s", description = "slow=backpressure streams: a receiver holding the senders back that reads "
+                    + "nothing for this long is closed with 1013 (default ${DEFAULT-VALUE}).")
+    java.time.Duration backpressureTimeout;
+
+    /** The rules, in order; a bad one throws {@link IllegalArgumentException} naming where it is. */
+    RoutingTable table() {
+        List<StreamRule> rules = new ArrayList<>(RoutingTable.parseAll(routes));
+        if (routesFile != null) {
+            try {
+                rules.addAll(RoutingTable.readFile(routesFile));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--routes " + routesFile + ": cannot read (" + e + ")");
+            }
+        }
+        return new RoutingTable(rules);
+    }
+
+    ReplayLimits limits() {
+        if (lastValues < 1 || lastValuesSize < 1 || keyframeBuffer < 1) {
+            throw new IllegalArgumentException("--last-values, --last-values-size and --keyframe-buffer must be > 0");
+        }
+        return new ReplayLimits(lastValues, lastValuesSize, keyframeBuffer);
+    }
+}
