@@ -174,7 +174,7 @@ EOF
 }
 
 [[ -f crossbar-server/target/crossbar.jar && -f crossbar-bench/target/benchmarks.jar ]] ||
-  mvn -B -ntp -q package -DskipTests
+  ./mvnw -B -ntp -q package -DskipTests
 build_peers
 read -r -a relays <<< "$RELAYS"
 for relay in "${relays[@]}"; do spawn_of "$relay" >/dev/null; done

@@ -6,7 +6,7 @@
 #
 #   src/conformance/run.sh [--build] [--cases '7.*,9.1.6']
 #
-# --build   runs `mvn -B -ntp -q package -DskipTests` first (also done when the jar is missing)
+# --build   runs `./mvnw -B -ntp -q package -DskipTests` first (also done when the jar is missing)
 # --cases   runs only these cases in the default-limits run, and skips the --max-message run
 #
 # Environment: PYTHON27 (default: pyenv's 2.7.18), CONFORMANCE_WORK (default: src/conformance/target:
@@ -159,7 +159,7 @@ EOF
 
 install
 if $build || [ ! -f "$JAR" ]; then
-    (cd "$ROOT" && mvn -B -ntp -q package -DskipTests)
+    (cd "$ROOT" && ./mvnw -B -ntp -q package -DskipTests)
 fi
 
 overall=0

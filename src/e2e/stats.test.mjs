@@ -1,12 +1,15 @@
 // The /stats page in a real headless Chromium, against the real relay (the fat jar) with real
-// WebSocket clients: rows for a live publisher and its subscribers, numbers that move, client
-// strings that stay text, a layout that fits a phone, and reconnection after a relay restart.
+// WebSocket clients: rows for a live publisher and its subscribers, numbers that move, per-topic
+// charts, client strings that stay text, client details truncated unless an admin token is given, a
+// layout that fits a phone, reconnection after a relay restart, and the cluster view of two relays
+// joined by Debian's nats-server.
 //
 // Run after `mvn -B -ntp verify` (which builds crossbar-server/target/crossbar.jar):
 //   cd src/e2e && npm ci && node --test
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -27,6 +30,10 @@ const PUB_AGENT = 'lab-camera <script>window.__xss = "ua"</script>';
 const EVIL_TOPIC = '/lab/<img src=x onerror="window.__xss=1">';
 const EVIL_AGENT = '<img src=x onerror=window.__xss=2>';
 const STREAM = 'cam1';
+// Access control for the restarted relay: an HS256 secret and audience, as the operator would pass them.
+const SECRET = 'e2e-secret-0123456789abcdefghijklmnop';
+const AUDIENCE = 'wss://relay.e2e';
+const NATS = ['/usr/sbin/nats-server', '/usr/bin/nats-server'].find((p) => fs.existsSync(p)) || 'nats-server';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,10 +48,20 @@ function freePort() {
   });
 }
 
-/** Starts the relay jar on 127.0.0.1:port and waits until /healthz answers. */
-async function startRelay(port) {
-  const proc = spawn('java', ['-Xmx256m', '-XX:+UseSerialGC', '-jar', JAR, '--listen', `127.0.0.1:${port}`],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+/** An HS256 token for this test's relay (the JWT the relay's docs describe), valid for an hour. */
+function token(claims) {
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const head = b64({ alg: 'HS256', typ: 'JWT' });
+  const body = b64({ aud: AUDIENCE, iat: now, exp: now + 3600, jti: crypto.randomUUID(), ...claims });
+  const sig = crypto.createHmac('sha256', SECRET).update(`${head}.${body}`).digest('base64url');
+  return `${head}.${body}.${sig}`;
+}
+
+/** Starts the relay jar on 127.0.0.1:port (with extra flags) and waits until /healthz answers. */
+async function startRelay(port, args = []) {
+  const proc = spawn('java', ['-Xmx256m', '-XX:+UseSerialGC', '-jar', JAR, '--listen', `127.0.0.1:${port}`,
+    '--stats-interval', '1s', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   proc.stdout.on('data', (d) => { log += d; });
   proc.stderr.on('data', (d) => { log += d; });
@@ -71,9 +88,11 @@ async function stopRelay(relay) {
   if ((await Promise.race([relay.exited, timeout])) === 'timeout') relay.proc.kill('SIGKILL');
 }
 
-function client(port, p, agent) {
+function client(port, p, agent, bearer) {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${p}`, { headers: { 'User-Agent': agent } });
+    const headers = { 'User-Agent': agent };
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${p}`, { headers });
     ws.on('open', () => resolve(ws));
     ws.on('error', reject);
   });
@@ -164,13 +183,53 @@ describe('/stats page in headless Chromium', () => {
     await row('chat-member').waitFor({ timeout: 10000 });
     const topicName = page.locator('section.topic h2 .name', { hasText: 'onerror' });
     assert.equal(await topicName.textContent(), EVIL_TOPIC);
-    assert.equal(await row('lab-camera').locator('td[data-field=user-agent]').textContent(), PUB_AGENT);
-    assert.equal(await row('onerror=window').locator('td[data-field=user-agent]').textContent(), EVIL_AGENT);
+    // Cut to the product name by default: what is left of the hostile agents is still text.
+    assert.equal(await row('lab-camera').locator('td[data-field=user-agent]').textContent(), 'lab-camera');
+    assert.equal(await row('<img').locator('td[data-field=user-agent]').textContent(), '<img');
     assert.equal(await page.locator('img').count(), 0, 'no <img> element may be created from client data');
     assert.equal(await page.locator('script').count(), 1, 'only the page\'s own script');
     assert.equal(await page.evaluate(() => window.__xss), undefined, 'no injected script ran');
     assert.deepEqual(dialogs, []);
     assert.deepEqual(pageErrors, [], 'no script errors and no CSP violations');
+  });
+
+  it('draws each topic\'s message rate and bytes out as a small chart', async () => {
+    const section = page.locator(`section[data-topic="/out/${STREAM}"]`);
+    // The publisher sends 20 messages/s; at a 1 s interval the chart has a few points within seconds.
+    await page.waitForFunction((topic) => {
+      const s = document.querySelector(`section[data-topic="${topic}"]`);
+      const line = s && s.querySelector('svg[data-chart=rate-in] polyline');
+      return line && line.getAttribute('points').split(' ').length >= 4;
+    }, `/out/${STREAM}`, { timeout: 15000 });
+    for (const chart of ['rate-in', 'bytes-out']) {
+      const points = (await section.locator(`svg[data-chart=${chart}] polyline`).getAttribute('points')).split(' ');
+      const ys = points.map((p) => parseFloat(p.split(',')[1]));
+      // SVG y grows downwards: a live stream draws above the baseline (22).
+      assert.ok(Math.min(...ys) < 12, `${chart} chart is flat for a live stream: ${points.join(' ')}`);
+    }
+    assert.match(await section.locator('svg[data-chart=rate-in] title').textContent(), /msgs in\/s over the last \d+ updates; peak/);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await section.screenshot({ path: path.join(SHOTS, 'stats-charts.png') });
+    // A page opened now draws the recent past at once, from the relay's history in its first update.
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await fresh.goto(`http://127.0.0.1:${port}/stats`);
+      const line = fresh.locator(`section[data-topic="/out/${STREAM}"] svg[data-chart=rate-in] polyline`);
+      await line.waitFor({ timeout: 10000 });
+      const points = (await line.getAttribute('points')).split(' ');
+      assert.ok(points.length >= 4, `a page just opened has ${points.length} points`);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('shows client addresses and user agents truncated, and says so', async () => {
+    const addr = await row('viewer-1').locator('td[data-field=address]').textContent();
+    assert.equal(addr, '127.0.0.0/24');
+    assert.equal(await row('viewer-1').locator('td[data-field=user-agent]').textContent(), 'viewer-1');
+    assert.equal(await page.locator('#privacy').getAttribute('data-details'), 'truncated');
+    assert.match(await page.locator('#privacy').textContent(), /truncated \(IPv4 to \/24, IPv6 to \/48\)/);
+    assert.equal(await page.locator('#scope').isVisible(), false, 'no scope toggle on a node on its own');
   });
 
   it('fits a phone screen without sideways scrolling', async () => {
@@ -186,12 +245,111 @@ describe('/stats page in headless Chromium', () => {
     stopTraffic();
     await stopRelay(relay);
     await page.waitForFunction(() => document.getElementById('status').className === 'down', null, { timeout: 10000 });
-    relay = await startRelay(port);
-    const after = await client(port, '/lab/after-restart', 'after-restart');
-    sockets.push(after);
+    // Back with access control on (statistics stay open to all, client details to admins only).
+    relay = await startRelay(port, ['--auth-secret', SECRET, '--auth-audience', AUDIENCE]);
+    const after = await client(port, '/lab/after-restart', 'after-restart/1.0 (e2e)',
+      token({ topic: '/lab/after-restart', scope: 'read write' }));
+    const evil = await client(port, '/lab/after-restart', EVIL_AGENT, token({ topic: '/lab/after-restart', scope: 'read write' }));
+    sockets.push(after, evil);
     // Back-off is at most 10 s between attempts; the first snapshot comes on connect.
     await row('after-restart').waitFor({ timeout: 20000 });
     assert.equal(await page.locator('#status').textContent(), 'live');
     assert.equal(await row('lab-camera').count(), 0, 'the old relay\'s clients are gone');
+    assert.equal(await row('after-restart').locator('td[data-field=user-agent]').textContent(), 'after-restart');
+  });
+
+  it('shows client details whole to a reader with an admin token, and says so', async () => {
+    pageErrors.length = 0; // the restart above refused connections on purpose
+    await page.goto(`http://127.0.0.1:${port}/stats?token=${token({ scope: 'admin' })}`);
+    await row('after-restart').waitFor({ timeout: 15000 });
+    assert.equal(await row('after-restart').locator('td[data-field=user-agent]').textContent(), 'after-restart/1.0 (e2e)');
+    assert.match(await row('after-restart').locator('td[data-field=address]').textContent(), /^127\.0\.0\.1:\d+$/);
+    assert.equal(await page.locator('#privacy').getAttribute('data-details'), 'full');
+    // Whole, a hostile agent is still only text.
+    assert.equal(await row('onerror=window').locator('td[data-field=user-agent]').textContent(), EVIL_AGENT);
+    assert.equal(await page.locator('img').count(), 0);
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+    // A token without the admin scope is no better than none.
+    await page.goto(`http://127.0.0.1:${port}/stats?token=${token({ topic: '/out/x', scope: 'read' })}`);
+    await row('after-restart').waitFor({ timeout: 15000 });
+    assert.equal(await page.locator('#privacy').getAttribute('data-details'), 'truncated');
+    assert.equal(await row('after-restart').locator('td[data-field=user-agent]').textContent(), 'after-restart');
+    assert.deepEqual(pageErrors, [], 'no script errors and no CSP violations');
+  });
+});
+
+describe('/stats cluster view of two relays joined by nats-server', () => {
+  let natsPort;
+  let nats;
+  const relays = [];
+  const ports = [];
+  let browser;
+  let page;
+  const sockets = [];
+  const pageErrors = [];
+
+  before(async () => {
+    assert.ok(fs.existsSync(JAR), `${JAR} is missing: run mvn -B -ntp verify first`);
+    natsPort = await freePort();
+    nats = spawn(NATS, ['-a', '127.0.0.1', '-p', String(natsPort)], { stdio: 'ignore' });
+    for (const name of ['e2e-a', 'e2e-b']) {
+      const port = await freePort();
+      ports.push(port);
+      relays.push(await startRelay(port, ['--nats', `nats://127.0.0.1:${natsPort}`, '--node-name', name]));
+    }
+    sockets.push(await client(ports[0], '/in/lab-cam', 'cam-a'));
+    sockets.push(await client(ports[0], '/out/lab-cam', 'viewer-a'));
+    sockets.push(await client(ports[1], '/out/lab-cam', 'viewer-b1'));
+    sockets.push(await client(ports[1], '/out/lab-cam', 'viewer-b2'));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+    await page.goto(`http://127.0.0.1:${ports[0]}/stats`);
+  });
+
+  after(async () => {
+    sockets.splice(0).forEach((s) => s.terminate());
+    if (browser) await browser.close();
+    for (const r of relays) await stopRelay(r);
+    if (nats) nats.kill('SIGKILL');
+  });
+
+  const section = () => page.locator('section[data-topic="/out/lab-cam"]');
+
+  it('opens on the cluster view: every node, totals and a row per node', async () => {
+    await page.waitForFunction(() => document.querySelectorAll('#nodes .node.up').length === 2, null, { timeout: 20000 });
+    assert.equal(await page.locator('#scope button[data-scope=cluster]').getAttribute('aria-pressed'), 'true');
+    assert.match(await section().locator('h2').textContent(), /1 publisher · 3 subscribers/);
+    assert.match(await section().locator('tr[data-node=e2e-a] td[data-field=members]').textContent(), /1 publisher · 1 subscriber/);
+    assert.match(await section().locator('tr[data-node=e2e-b] td[data-field=members]').textContent(), /2 subscribers/);
+  });
+
+  it('shows one topic\'s connections from every node on request', async () => {
+    await section().locator('button.expand').click();
+    await section().locator('tr[data-client-id][data-node=e2e-b]').first().waitFor({ timeout: 15000 });
+    assert.equal(await section().locator('tr[data-client-id][data-node=e2e-a]').count(), 2);
+    assert.equal(await section().locator('tr[data-client-id][data-node=e2e-b]').count(), 2);
+    assert.equal(await section().locator('tr[data-client-id] td[data-field=address]').first().textContent(), '127.0.0.0/24');
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, 'stats-cluster.png'), fullPage: true });
+  });
+
+  it('shows a stopped node as missing, not left out', async () => {
+    await stopRelay(relays[1]);
+    await page.waitForFunction(() => {
+      const n = document.querySelector('#nodes .node[data-node=e2e-b]');
+      return n && n.getAttribute('data-state') === 'missing';
+    }, null, { timeout: 15000 });
+    assert.match(await page.locator('#nodes .node[data-node=e2e-b]').textContent(), /e2e-b · missing since/);
+  });
+
+  it('switches to this node only', async () => {
+    await page.locator('#scope button[data-scope=local]').click();
+    await page.locator('tr[data-client-id]', { hasText: 'viewer-a' }).waitFor({ timeout: 15000 });
+    assert.equal(await page.locator('#nodes .node').count(), 0);
+    assert.equal(await section().locator('tr[data-client-id]').count(), 2, 'this node\'s clients only');
+    assert.match(page.url(), /scope=local/);
+    assert.deepEqual(pageErrors, [], 'no script errors and no CSP violations');
   });
 });

@@ -6,9 +6,12 @@ import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
+import dev.crossbar.server.health.LoopHealth;
+import dev.crossbar.server.cluster.NatsStatsLink;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
@@ -17,6 +20,7 @@ import dev.crossbar.server.metrics.RelayMetrics;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
+import dev.crossbar.server.stats.ClientDetails;
 import dev.crossbar.server.stats.StatsPageEndpoint;
 import dev.crossbar.server.stats.StatsService;
 import dev.crossbar.server.stats.StatsSocketEndpoint;
@@ -27,6 +31,7 @@ import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -73,6 +78,8 @@ public final class CrossbarServer implements AutoCloseable {
     private final EventExecutor adminExecutor = new DefaultEventExecutor(new DefaultThreadFactory("crossbar-admin", true));
     private final StatsService stats;
     private final RelayMetrics metrics;
+    /** Probes through the fan-out to every event loop, for /healthz and /metrics. */
+    private final LoopHealth loopHealth;
     private Channel serverChannel;
     private Channel adminChannel;
     /** The served certificate, or null without TLS. */
@@ -94,8 +101,15 @@ public final class CrossbarServer implements AutoCloseable {
                 config.routing(), config.replayLimits());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
-        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName());
+        this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName(),
+                cluster == null ? null : new NatsStatsLink(cluster, config.nodeName(), adminExecutor,
+                        config.statsClusterMaxReplyBytes()),
+                config.statsClusterTimeout());
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
+        this.loopHealth = new LoopHealth(router.fanOut(), eventLoops(), config.healthProbeInterval(),
+                config.healthMaxProbeAge(), adminExecutor);
+        metrics.bindHealth(loopHealth);
+        metrics.bindLimits(config.maxConnections(), config.maxTopics());
         this.access = config.auth().enabled() ? new AccessControl(config.auth(), config.maxPathLength()) : null;
     }
 
@@ -126,11 +140,11 @@ public final class CrossbarServer implements AutoCloseable {
 
     private void bind() {
         stats.start();
+        loopHealth.start();
         Map<String, HttpEndpoint> admin = new LinkedHashMap<>();
-        admin.put(HealthEndpoint.PATH, cluster == null ? HealthEndpoint.INSTANCE
-                : new HealthEndpoint(cluster::degradedReason));
+        admin.put(HealthEndpoint.PATH, new HealthEndpoint(this::unhealthyReason));
         admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
-        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config));
+        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config, this::clientDetails));
         admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
         Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>(admin);
         if (config.adminListen() != null) {
@@ -169,8 +183,16 @@ public final class CrossbarServer implements AutoCloseable {
         } catch (Exception e) {
             throw new StartException("cannot listen on " + describe(config.listen()) + ": " + e.getMessage(), e);
         }
-        log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes)",
-                describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes());
+        if (config.adminListen() != null) {
+            bindAdmin(admin);
+        }
+        // One line that says where to look: statistics, metrics and health, on the admin address if any.
+        String look = adminChannel != null ? url("http", (InetSocketAddress) adminChannel.localAddress())
+                : url(tls != null ? "https" : "http", localAddress());
+        log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes); "
+                        + "statistics {}/stats, metrics {}/metrics, health {}/healthz",
+                describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes(),
+                look, look, look);
         if (tls != null) {
             log.info("TLS on ({}): wss:// and https:// only; certificate {} expires {}", tls.providerName(),
                     tls.certificate().getSubjectX500Principal().getName(), tls.certificate().getNotAfter().toInstant());
@@ -178,13 +200,36 @@ public final class CrossbarServer implements AutoCloseable {
         if (access != null) {
             log.info("Access control on: {}", config.auth());
         }
-        if (config.adminListen() != null) {
-            bindAdmin(admin);
-        }
     }
 
-    /** The worker group's loops, in order. */
-    private List<EventLoop> eventLoops() {
+    /** {@code scheme://host:port} for a bound address; a wildcard address is shown as localhost. */
+    private static String url(String scheme, InetSocketAddress a) {
+        String host = a.getAddress() != null && a.getAddress().isAnyLocalAddress() ? "localhost"
+                : a.getAddress() instanceof java.net.Inet6Address ? "[" + a.getHostString() + "]" : a.getHostString();
+        return scheme + "://" + host + ":" + a.getPort();
+    }
+
+    /** Null while healthy; otherwise why /healthz answers 503: stuck event loops, then the cluster link. */
+    private String unhealthyReason() {
+        String loops = loopHealth.stuckReason();
+        String link = cluster == null ? null : cluster.degradedReason();
+        if (loops == null) {
+            return link;
+        }
+        return link == null ? loops : loops + "; " + link;
+    }
+
+    /**
+     * What a stats reader may see of each client: everything under {@code --stats-full-client-details}
+     * or with an admin token (header or {@code ?token=}), else addresses and user agents truncated.
+     */
+    private ClientDetails clientDetails(HttpRequest request) {
+        return config.statsFullClientDetails() || (access != null && AdminGuard.holdsAdmin(request, access))
+                ? ClientDetails.FULL : ClientDetails.TRUNCATED;
+    }
+
+    /** The worker group's loops, in order: those connections are served on. */
+    public List<EventLoop> eventLoops() {
         List<EventLoop> loops = new ArrayList<>();
         for (EventExecutor e : workerGroup) {
             loops.add((EventLoop) e);
@@ -208,8 +253,6 @@ public final class CrossbarServer implements AutoCloseable {
             throw new StartException("cannot listen on admin address " + describe(config.adminListen()) + ": "
                     + e.getMessage(), e);
         }
-        log.info("Crossbar statistics and metrics on {} (/stats, /ws, /metrics, /healthz)",
-                describe((InetSocketAddress) adminChannel.localAddress()));
     }
 
     private static InetSocketAddress resolve(InetSocketAddress listen) {
@@ -306,6 +349,7 @@ public final class CrossbarServer implements AutoCloseable {
             adminChannel.close().syncUninterruptibly();
         }
         stats.close();
+        loopHealth.close();
         int open = sessions.size();
         // Close frames first; clients answer with theirs and Netty then closes each channel.
         // Closing the sockets ourselves right away would reset clients that are still sending.

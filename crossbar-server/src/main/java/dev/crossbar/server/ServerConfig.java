@@ -26,6 +26,15 @@ public final class ServerConfig {
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_PING_INTERVAL = Duration.ofSeconds(30);
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * How long an HTTP connection kept open after a response ({@code /healthz}, {@code /metrics},
+     * {@code /stats}) may wait for its next request: longer than a 15 s Prometheus scrape interval.
+     */
+    public static final Duration DEFAULT_HTTP_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** How often a probe message goes through the fan-out to each event loop (see {@code /healthz}). */
+    public static final Duration DEFAULT_HEALTH_PROBE_INTERVAL = Duration.ofSeconds(1);
+    /** A probe older than this still not delivered on its event loop makes {@code /healthz} answer 503. */
+    public static final Duration DEFAULT_HEALTH_MAX_PROBE_AGE = Duration.ofSeconds(5);
     /** Bytes a client may have queued behind the message it is receiving before its messages drop. */
     public static final int DEFAULT_MAX_CLIENT_QUEUE_BYTES = 1024 * 1024;
     public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = 64L * 1024 * 1024;
@@ -71,6 +80,17 @@ public final class ServerConfig {
     public static final Duration DEFAULT_STATS_INTERVAL = Duration.ofSeconds(5);
     /** Shortest stats interval: below this, rates measure noise and snapshots cost more than they tell. */
     public static final Duration MIN_STATS_INTERVAL = Duration.ofMillis(100);
+    /**
+     * Off: statistics show client addresses truncated (IPv4 /24, IPv6 /48) and user agents cut to the
+     * product name, except to a reader holding the admin scope.
+     */
+    public static final boolean DEFAULT_STATS_FULL_CLIENT_DETAILS = false;
+    /** How long a cluster statistics request waits for the other nodes; a node silent for longer is shown missing. */
+    public static final Duration DEFAULT_STATS_CLUSTER_TIMEOUT = Duration.ofSeconds(2);
+    /** Largest statistics reply a node sends another over NATS (also never more than the server's max_payload). */
+    public static final int DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES = 512 * 1024;
+    /** Smallest reply bound: room for a node's totals and a few topics. */
+    public static final int MIN_STATS_CLUSTER_MAX_REPLY_BYTES = 4096;
     /** Off: {@code X-Forwarded-For} is whatever the client says unless a trusted proxy set it. */
     public static final boolean DEFAULT_TRUST_FORWARDED_FOR = false;
     /** Longest node name: it appears in statistics and in the NATS server's connection list. */
@@ -86,6 +106,9 @@ public final class ServerConfig {
     private final Duration handshakeTimeout;
     private final Duration pingInterval;
     private final Duration idleTimeout;
+    private final Duration httpIdleTimeout;
+    private final Duration healthProbeInterval;
+    private final Duration healthMaxProbeAge;
     private final int maxClientQueueBytes;
     private final long maxLoopBacklogBytes;
     private final SlowConsumerPolicy slowConsumerPolicy;
@@ -98,6 +121,9 @@ public final class ServerConfig {
     private final List<String> allowedOrigins;
     private final Duration statsInterval;
     private final boolean trustForwardedFor;
+    private final boolean statsFullClientDetails;
+    private final Duration statsClusterTimeout;
+    private final int statsClusterMaxReplyBytes;
     private final InetSocketAddress adminListen;
     private final AuthConfig auth;
     private final TlsConfig tls;
@@ -134,6 +160,14 @@ public final class ServerConfig {
             throw new IllegalArgumentException("idleTimeout: " + idleTimeout
                     + " (expected: > pingInterval " + pingInterval + ")");
         }
+        this.httpIdleTimeout = positive("httpIdleTimeout", b.httpIdleTimeout);
+        this.healthProbeInterval = positive("healthProbeInterval", b.healthProbeInterval);
+        this.healthMaxProbeAge = positive("healthMaxProbeAge", b.healthMaxProbeAge);
+        // A healthy loop's last probe is up to one interval old; twice that leaves room for jitter.
+        if (healthMaxProbeAge.compareTo(healthProbeInterval.multipliedBy(2)) < 0) {
+            throw new IllegalArgumentException("healthMaxProbeAge: " + healthMaxProbeAge
+                    + " (expected: >= 2 x healthProbeInterval " + healthProbeInterval + ")");
+        }
         this.maxClientQueueBytes = positive("maxClientQueueBytes", b.maxClientQueueBytes);
         if (b.maxLoopBacklogBytes <= 0) {
             throw new IllegalArgumentException("maxLoopBacklogBytes: " + b.maxLoopBacklogBytes + " (expected: > 0)");
@@ -162,6 +196,16 @@ public final class ServerConfig {
                     + " (expected: >= " + MIN_STATS_INTERVAL + ")");
         }
         this.trustForwardedFor = b.trustForwardedFor;
+        this.statsFullClientDetails = b.statsFullClientDetails;
+        this.statsClusterTimeout = requireNonNull(b.statsClusterTimeout, "statsClusterTimeout");
+        if (statsClusterTimeout.isNegative() || statsClusterTimeout.isZero()) {
+            throw new IllegalArgumentException("statsClusterTimeout: " + statsClusterTimeout + " (expected: > 0)");
+        }
+        this.statsClusterMaxReplyBytes = b.statsClusterMaxReplyBytes;
+        if (statsClusterMaxReplyBytes < MIN_STATS_CLUSTER_MAX_REPLY_BYTES) {
+            throw new IllegalArgumentException("statsClusterMaxReplyBytes: " + statsClusterMaxReplyBytes
+                    + " (expected: >= " + MIN_STATS_CLUSTER_MAX_REPLY_BYTES + ")");
+        }
         this.adminListen = b.adminListen;
         if (adminListen != null && adminListen.getPort() != 0 && adminListen.equals(listen)) {
             throw new IllegalArgumentException("adminListen: " + adminListen.getHostString() + ":" + adminListen.getPort()
@@ -300,6 +344,21 @@ public final class ServerConfig {
         return idleTimeout;
     }
 
+    /** See {@link #DEFAULT_HTTP_IDLE_TIMEOUT}. */
+    public Duration httpIdleTimeout() {
+        return httpIdleTimeout;
+    }
+
+    /** See {@link #DEFAULT_HEALTH_PROBE_INTERVAL}. */
+    public Duration healthProbeInterval() {
+        return healthProbeInterval;
+    }
+
+    /** See {@link #DEFAULT_HEALTH_MAX_PROBE_AGE}. */
+    public Duration healthMaxProbeAge() {
+        return healthMaxProbeAge;
+    }
+
     public int maxClientQueueBytes() {
         return maxClientQueueBytes;
     }
@@ -359,6 +418,21 @@ public final class ServerConfig {
     /** Whether a client's address is taken from {@code X-Forwarded-For} (set by a proxy you trust). */
     public boolean trustForwardedFor() {
         return trustForwardedFor;
+    }
+
+    /** Whether statistics show every reader client addresses and user agents whole; see {@link #DEFAULT_STATS_FULL_CLIENT_DETAILS}. */
+    public boolean statsFullClientDetails() {
+        return statsFullClientDetails;
+    }
+
+    /** See {@link #DEFAULT_STATS_CLUSTER_TIMEOUT}; a round never waits longer than the stats interval. */
+    public Duration statsClusterTimeout() {
+        return statsClusterTimeout;
+    }
+
+    /** See {@link #DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES}. */
+    public int statsClusterMaxReplyBytes() {
+        return statsClusterMaxReplyBytes;
     }
 
     /**
@@ -421,6 +495,9 @@ public final class ServerConfig {
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Duration pingInterval = DEFAULT_PING_INTERVAL;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration httpIdleTimeout = DEFAULT_HTTP_IDLE_TIMEOUT;
+        private Duration healthProbeInterval = DEFAULT_HEALTH_PROBE_INTERVAL;
+        private Duration healthMaxProbeAge = DEFAULT_HEALTH_MAX_PROBE_AGE;
         private int maxClientQueueBytes = DEFAULT_MAX_CLIENT_QUEUE_BYTES;
         private long maxLoopBacklogBytes = DEFAULT_MAX_LOOP_BACKLOG_BYTES;
         private SlowConsumerPolicy slowConsumerPolicy = DEFAULT_SLOW_CONSUMER_POLICY;
@@ -433,6 +510,9 @@ public final class ServerConfig {
         private List<String> allowedOrigins = DEFAULT_ALLOWED_ORIGINS;
         private Duration statsInterval = DEFAULT_STATS_INTERVAL;
         private boolean trustForwardedFor = DEFAULT_TRUST_FORWARDED_FOR;
+        private boolean statsFullClientDetails = DEFAULT_STATS_FULL_CLIENT_DETAILS;
+        private Duration statsClusterTimeout = DEFAULT_STATS_CLUSTER_TIMEOUT;
+        private int statsClusterMaxReplyBytes = DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES;
         private InetSocketAddress adminListen;
         private AuthConfig auth = AuthConfig.DISABLED;
         private TlsConfig tls = TlsConfig.DISABLED;
@@ -457,6 +537,9 @@ public final class ServerConfig {
             handshakeTimeout = c.handshakeTimeout;
             pingInterval = c.pingInterval;
             idleTimeout = c.idleTimeout;
+            httpIdleTimeout = c.httpIdleTimeout;
+            healthProbeInterval = c.healthProbeInterval;
+            healthMaxProbeAge = c.healthMaxProbeAge;
             maxClientQueueBytes = c.maxClientQueueBytes;
             maxLoopBacklogBytes = c.maxLoopBacklogBytes;
             slowConsumerPolicy = c.slowConsumerPolicy;
@@ -469,6 +552,9 @@ public final class ServerConfig {
             allowedOrigins = c.allowedOrigins;
             statsInterval = c.statsInterval;
             trustForwardedFor = c.trustForwardedFor;
+            statsFullClientDetails = c.statsFullClientDetails;
+            statsClusterTimeout = c.statsClusterTimeout;
+            statsClusterMaxReplyBytes = c.statsClusterMaxReplyBytes;
             adminListen = c.adminListen;
             auth = c.auth;
             tls = c.tls;
@@ -535,6 +621,21 @@ public final class ServerConfig {
             return this;
         }
 
+        public Builder httpIdleTimeout(Duration v) {
+            httpIdleTimeout = v;
+            return this;
+        }
+
+        public Builder healthProbeInterval(Duration v) {
+            healthProbeInterval = v;
+            return this;
+        }
+
+        public Builder healthMaxProbeAge(Duration v) {
+            healthMaxProbeAge = v;
+            return this;
+        }
+
         public Builder maxClientQueueBytes(int v) {
             maxClientQueueBytes = v;
             return this;
@@ -592,6 +693,21 @@ public final class ServerConfig {
 
         public Builder trustForwardedFor(boolean v) {
             trustForwardedFor = v;
+            return this;
+        }
+
+        public Builder statsFullClientDetails(boolean v) {
+            statsFullClientDetails = v;
+            return this;
+        }
+
+        public Builder statsClusterTimeout(Duration v) {
+            statsClusterTimeout = v;
+            return this;
+        }
+
+        public Builder statsClusterMaxReplyBytes(int v) {
+            statsClusterMaxReplyBytes = v;
             return this;
         }
 

@@ -684,6 +684,10 @@ class ClusterTest {
             NettyClient a = clients.add(NettyClient.connect(java.net.URI.create("ws://127.0.0.1:" + x.port() + "/room")));
             NettyClient b = clients.add(NettyClient.connect(java.net.URI.create("ws://127.0.0.1:" + x.port() + "/room")));
             NettyClient late = clients.add(NettyClient.connect(java.net.URI.create("ws://127.0.0.1:" + x.port() + "/out/late")));
+            // A client sees its 101 before the relay has joined it to the topic (after the home-loop
+            // move): wait for both, or a loaded machine sends before b is there to receive.
+            await("a and b joined /room", Duration.ofSeconds(10), () -> x.topics().topics().stream()
+                    .filter(t -> t.members().length == 2).count() == 1);
             a.sendText("local still works");
             assertEquals("local still works", b.take().string());
             await("the message for other nodes dropped and counted", Duration.ofSeconds(5),

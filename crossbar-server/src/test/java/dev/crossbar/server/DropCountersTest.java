@@ -35,7 +35,8 @@ class DropCountersTest {
     private static final int MIN_DROPS = 20;
 
     @RegisterExtension
-    final RelayServerExtension relay = new RelayServerExtension(b -> b.maxClientQueueBytes(QUEUE));
+    final RelayServerExtension relay = new RelayServerExtension(b -> b.maxClientQueueBytes(QUEUE)
+            .statsFullClientDetails(true)); // finds a client by its whole address
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 

@@ -21,7 +21,8 @@ class ForwardedForTest {
 
     private static JsonNode seenAs(boolean trust) {
         ServerConfig config = ServerConfig.builder().listen("127.0.0.1:0").eventLoops(1)
-                .shutdownGrace(Duration.ofSeconds(1)).trustForwardedFor(trust).build();
+                .shutdownGrace(Duration.ofSeconds(1)).trustForwardedFor(trust)
+                .statsFullClientDetails(true).build(); // whole addresses: what this test compares
         try (CrossbarServer server = CrossbarServer.start(config);
              JdkClient c = JdkClient.connectWithHeaders(URI.create("ws://127.0.0.1:" + server.port() + "/lab/p"), HEADERS);
              JdkClient stats = JdkClient.connect(URI.create("ws://127.0.0.1:" + server.port() + "/ws"))) {

@@ -3,8 +3,8 @@ package dev.crossbar.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.server.testing.HttpExchange;
 import dev.crossbar.server.testing.RelayServerExtension;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpClient;
@@ -47,8 +47,7 @@ class HttpTest {
                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
                     .getBytes(StandardCharsets.ISO_8859_1));
             out.flush();
-            InputStream in = s.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return HttpExchange.readResponse(s.getInputStream());
         }
     }
 

@@ -115,7 +115,9 @@ class MetricsTest {
                     assertFalse(v.contains("secret"), s.toString());
                 }
                 if (s.name().startsWith("crossbar_")) {
-                    assertTrue(Set.of("schema", "role", "reason").containsAll(s.labels().keySet()), s.toString());
+                    // loop: the event loop's index, as many values as loops (the liveness probe's meters)
+                    assertTrue(Set.of("schema", "role", "reason", "loop").containsAll(s.labels().keySet()),
+                            s.toString());
                 }
             }
         }

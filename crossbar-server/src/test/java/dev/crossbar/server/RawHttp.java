@@ -1,8 +1,8 @@
 package dev.crossbar.server;
 
+import dev.crossbar.server.testing.HttpExchange;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
@@ -12,16 +12,12 @@ final class RawHttp {
     private RawHttp() {
     }
 
-    /** Sends {@code request} and returns everything the relay answers until it closes. */
+    /**
+     * Sends {@code request} and returns the relay's answer: one whole response when it says its
+     * length (the connection may stay open), otherwise everything until the relay closes.
+     */
     static String request(int port, String request) throws IOException {
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(5000);
-            OutputStream out = s.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
-            out.flush();
-            InputStream in = s.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        return HttpExchange.exchange(port, request.getBytes(StandardCharsets.ISO_8859_1));
     }
 
     /** A WebSocket upgrade request for {@code path}. */

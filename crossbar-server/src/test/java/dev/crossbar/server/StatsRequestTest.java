@@ -25,7 +25,8 @@ class StatsRequestTest {
     private static final Duration QUIET = Duration.ofMillis(500);
 
     @RegisterExtension
-    final RelayServerExtension relay = new RelayServerExtension(b -> b.statsInterval(Duration.ofMinutes(1)));
+    final RelayServerExtension relay = new RelayServerExtension(b -> b.statsInterval(Duration.ofMinutes(1))
+            .statsFullClientDetails(true)); // client strings whole: PrivacyTest covers the default
 
     @Test
     void anyTextMessageAsksForASnapshotNow() throws Exception {

@@ -27,7 +27,8 @@ class StatsSocketTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     @RegisterExtension
-    final RelayServerExtension relay = new RelayServerExtension(b -> b.statsInterval(INTERVAL));
+    final RelayServerExtension relay = new RelayServerExtension(b -> b.statsInterval(INTERVAL)
+            .statsFullClientDetails(true)); // client strings whole: PrivacyTest covers the default
 
     private void awaitMembers(int n) {
         await(n + " members joined", WAIT, () -> relay.server().topics().topics().stream()

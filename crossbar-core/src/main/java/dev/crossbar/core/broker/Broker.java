@@ -50,6 +50,24 @@ public interface Broker {
     void noInterest(TopicKey topic);
 
     /**
+     * Tells the other nodes that this node's receivers of a {@code slow=backpressure} topic hold its
+     * senders back ({@code held}) or no longer do, so that they hold theirs too: a lossless stream
+     * is held back across the cluster, not only on the node whose receiver is slow. Called when the
+     * local state changes; the broker repeats a hold while it lasts, so a node that disappears
+     * cannot hold the others forever.
+     */
+    default void holdBack(TopicKey topic, boolean held) {
+    }
+
+    /**
+     * This node now has senders on the {@code slow=backpressure} topic ({@code on}), or no longer
+     * has: listen for other nodes' {@link #holdBack} signals for it, or stop. Called inside the
+     * registry's per-topic lock, like {@link #interest}.
+     */
+    default void holdInterest(TopicKey topic, boolean on) {
+    }
+
+    /**
      * Sends one whole message to the other nodes. Ownership: takes the caller's reference to
      * {@code payload} and releases it, whether the message was sent or dropped.
      */

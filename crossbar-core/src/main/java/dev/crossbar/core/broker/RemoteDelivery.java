@@ -14,4 +14,15 @@ public interface RemoteDelivery {
      * @return the number of local receivers the message was queued for (0 if there were none)
      */
     int deliver(TopicKey topic, boolean text, ByteBuf payload);
+
+    /**
+     * Node {@code node}'s receivers of {@code topic} hold its senders back, or no longer do (see
+     * {@link Broker#holdBack}). A hold is repeated while it lasts. Any thread; never blocks.
+     */
+    default void holdBack(TopicKey topic, String node, boolean held) {
+    }
+
+    /** Releases holds from other nodes not repeated within {@code maxAgeNanos}: their node is gone. */
+    default void expireHolds(long maxAgeNanos) {
+    }
 }

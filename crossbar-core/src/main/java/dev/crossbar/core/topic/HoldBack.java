@@ -1,9 +1,12 @@
 package dev.crossbar.core.topic;
 
 import dev.crossbar.core.relay.Member;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * {@code slow=backpressure}: while any receiver of the topic has more than its bound waiting, the
@@ -13,21 +16,35 @@ import java.util.Map;
  * its own loop ({@link Member#holdReading}), reading it when the task runs, so tasks from
  * different loops that arrive out of order still leave the sender as the state is now.
  *
+ * <p>Across a cluster, other nodes' receivers hold this node's senders too ({@link #holdFor(String)}):
+ * a change in whether this node's own receivers hold is told to the other nodes (the listener
+ * given at construction, the broker), and theirs arrive here, repeated while they last, so a hold
+ * from a node that is gone expires ({@link #expireRemote}).
+ *
  * <p>Also keeps, for statistics, how long the senders were held in all and by whom.
  */
 public final class HoldBack {
 
     private final Topic topic;
-    /** Receivers over their bound now, and since when. Guarded by {@code this}. */
-    private final Map<Member, Long> holders = new LinkedHashMap<>();
-    /** Nanoseconds each member present has held the senders, finished holds only. Guarded by {@code this}. */
-    private final Map<Member, Long> heldFor = new IdentityHashMap<>();
+    /** Told when whether this node's own receivers hold the senders changes (the cluster broker). */
+    private final Consumer<Boolean> localHoldChanged;
+    /**
+     * Who holds the senders now, and since when: local receivers ({@link Member}) and other nodes
+     * (their name as a {@link String}). Guarded by {@code this}.
+     */
+    private final Map<Object, Long> holders = new LinkedHashMap<>();
+    /** Other nodes holding now: when their hold was last repeated. Guarded by {@code this}. */
+    private final Map<String, Long> remoteSeen = new HashMap<>();
+    private int localHolders;
+    /** Nanoseconds each holder present has held the senders, finished holds only. Guarded by {@code this}. */
+    private final Map<Object, Long> heldFor = new IdentityHashMap<>();
     private long heldSince;
     private long heldNanos;
     private volatile boolean held;
 
-    HoldBack(Topic topic) {
+    HoldBack(Topic topic, Consumer<Boolean> localHoldChanged) {
         this.topic = topic;
+        this.localHoldChanged = localHoldChanged;
     }
 
     /** Whether the senders are held now. */
@@ -37,13 +54,60 @@ public final class HoldBack {
 
     /** {@code receiver} is over its bound: hold the senders if no one else was already. */
     public void hold(Member receiver) {
-        boolean changed;
+        add(receiver, true);
+    }
+
+    /** {@code receiver} is back under its bound, or gone: read the senders again if no one else holds them. */
+    public void release(Member receiver) {
+        remove(receiver, true);
+    }
+
+    /** Node {@code node}'s receivers hold this stream back; repeated while they do. */
+    public void holdFor(String node) {
         synchronized (this) {
-            if (holders.containsKey(receiver)) {
+            remoteSeen.put(node, System.nanoTime());
+        }
+        add(node, false);
+    }
+
+    /** Node {@code node}'s receivers no longer hold this stream back. */
+    public void releaseFor(String node) {
+        synchronized (this) {
+            remoteSeen.remove(node);
+        }
+        remove(node, false);
+    }
+
+    /** Releases other nodes' holds not repeated within {@code maxAgeNanos}. */
+    public void expireRemote(long maxAgeNanos) {
+        long now = System.nanoTime();
+        java.util.List<String> expired = new java.util.ArrayList<>();
+        synchronized (this) {
+            for (Iterator<Map.Entry<String, Long>> it = remoteSeen.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<String, Long> e = it.next();
+                if (now - e.getValue() > maxAgeNanos) {
+                    expired.add(e.getKey());
+                    it.remove();
+                }
+            }
+        }
+        for (String node : expired) {
+            remove(node, false);
+        }
+    }
+
+    private void add(Object holder, boolean local) {
+        boolean changed;
+        boolean localChanged = false;
+        synchronized (this) {
+            if (holders.containsKey(holder)) {
                 return;
             }
             long now = System.nanoTime();
-            holders.put(receiver, now);
+            holders.put(holder, now);
+            if (local) {
+                localChanged = ++localHolders == 1;
+            }
             changed = holders.size() == 1;
             if (changed) {
                 heldSince = now;
@@ -53,18 +117,24 @@ public final class HoldBack {
         if (changed) {
             applyToSenders();
         }
+        if (localChanged) {
+            localHoldChanged.accept(true);
+        }
     }
 
-    /** {@code receiver} is back under its bound, or gone: read the senders again if no one else holds them. */
-    public void release(Member receiver) {
+    private void remove(Object holder, boolean local) {
         boolean changed;
+        boolean localChanged = false;
         synchronized (this) {
-            Long since = holders.remove(receiver);
+            Long since = holders.remove(holder);
             if (since == null) {
                 return;
             }
             long now = System.nanoTime();
-            heldFor.merge(receiver, now - since, Long::sum);
+            heldFor.merge(holder, now - since, Long::sum);
+            if (local) {
+                localChanged = --localHolders == 0;
+            }
             changed = holders.isEmpty();
             if (changed) {
                 heldNanos += now - heldSince;
@@ -73,6 +143,9 @@ public final class HoldBack {
         }
         if (changed) {
             applyToSenders();
+        }
+        if (localChanged) {
+            localHoldChanged.accept(false);
         }
     }
 
@@ -104,9 +177,12 @@ public final class HoldBack {
         return heldNanos + (holders.isEmpty() ? 0 : now - heldSince);
     }
 
-    /** Per member that has held the senders: for how long in all, the current hold included. */
-    public synchronized Map<Member, Long> heldByMember(long now) {
-        Map<Member, Long> out = new LinkedHashMap<>();
+    /**
+     * Per holder, a local {@link Member} or another node's name: for how long it has held the
+     * senders in all, the current hold included.
+     */
+    public synchronized Map<Object, Long> heldBy(long now) {
+        Map<Object, Long> out = new LinkedHashMap<>();
         heldFor.forEach(out::put);
         holders.forEach((m, since) -> out.merge(m, now - since, Long::sum));
         return out;

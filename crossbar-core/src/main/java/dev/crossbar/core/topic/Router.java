@@ -173,6 +173,38 @@ public final class Router implements RemoteDelivery {
         return receivers;
     }
 
+    @Override
+    public void holdBack(TopicKey key, String node, boolean held) {
+        Topic topic = topics.get(key);
+        HoldBack hold = topic == null ? null : topic.holdBack();
+        if (hold == null) {
+            return; // no such stream here, or not a lossless one: nothing to hold
+        }
+        if (held) {
+            hold.holdFor(node);
+        } else {
+            hold.releaseFor(node);
+        }
+    }
+
+    @Override
+    public void expireHolds(long maxAgeNanos) {
+        for (Topic topic : topics.topics()) {
+            HoldBack hold = topic.holdBack();
+            if (hold != null) {
+                hold.expireRemote(maxAgeNanos);
+            }
+        }
+    }
+
+    /**
+     * The fan-out every message of this router takes, for the relay's liveness probe: a probe sent
+     * through it uses the same per-loop queues as real messages, so it proves they move.
+     */
+    public FanOut fanOut() {
+        return fanOut;
+    }
+
     /** Bytes of fan-out work queued across all loops, for metrics. */
     public long backlogBytes() {
         return fanOut.backlogBytes();

@@ -52,8 +52,9 @@ public final class Topic {
     private final long createdAtMillis = System.currentTimeMillis();
     /** Every member, in join order. Guarded by {@code this}. */
     private final Set<Member> members = new LinkedHashSet<>();
-    /** Members that may receive. Guarded by {@code this}. */
+    /** Members that may receive, and that may send. Guarded by {@code this}. */
     private int receivers;
+    private int senders;
     /** Members per event loop, for placing new ones. Guarded by {@code this}. */
     private final Map<EventExecutor, Integer> perLoop = new HashMap<>();
     /** Set when {@link #members} changed after the views below were built. */
@@ -74,11 +75,17 @@ public final class Topic {
     }
 
     Topic(TopicKey key, StreamRule rule, StreamOptions options, StreamMemory memory) {
+        this(key, rule, options, memory, dev.crossbar.core.broker.Broker.LOCAL);
+    }
+
+    /** As above; {@code broker} hears when this node's receivers hold a lossless stream back. */
+    Topic(TopicKey key, StreamRule rule, StreamOptions options, StreamMemory memory,
+          dev.crossbar.core.broker.Broker broker) {
         this.key = requireNonNull(key, "key");
         this.rule = rule;
         this.options = requireNonNull(options, "options");
         this.memory = memory;
-        this.holdBack = options.lossless() ? new HoldBack(this) : null;
+        this.holdBack = options.lossless() ? new HoldBack(this, held -> broker.holdBack(key, held)) : null;
     }
 
     /** For a {@code slow=backpressure} stream, who holds its senders back; null for others. */
@@ -134,6 +141,11 @@ public final class Topic {
         return groups;
     }
 
+    /** Whether anyone in this topic sends (a 1:N stream may have only subscribers). */
+    synchronized boolean hasSenders() {
+        return senders > 0;
+    }
+
     /** Whether anyone in this topic receives its messages (a 1:N stream may have only its publisher). */
     synchronized boolean hasReceivers() {
         return receivers > 0;
@@ -167,6 +179,9 @@ public final class Topic {
             if (member.route().canReceive()) {
                 receivers++;
             }
+            if (member.route().canSend()) {
+                senders++;
+            }
             stale = true;
             if (holdBack != null) {
                 holdBack.joined(member);
@@ -184,6 +199,9 @@ public final class Topic {
             perLoop.computeIfPresent(member.executor(), (loop, n) -> n == 1 ? null : n - 1);
             if (member.route().canReceive()) {
                 receivers--;
+            }
+            if (member.route().canSend()) {
+                senders--;
             }
             ConnectionStats s = member.stats();
             departedMessagesIn += s.messagesIn();

@@ -105,9 +105,13 @@ public final class TopicRegistry {
             }
             Topic t = topic != null ? topic : newTopic(key);
             boolean hadReceivers = t.hasReceivers();
+            boolean hadSenders = t.hasSenders();
             List<Replayed> replay = t.add(member);
             if (!hadReceivers && t.hasReceivers()) {
                 broker.interest(key);
+            }
+            if (t.holdBack() != null && !hadSenders && t.hasSenders()) {
+                broker.holdInterest(key, true);
             }
             joined[0] = new Joined(t, replay);
             return t;
@@ -120,7 +124,7 @@ public final class TopicRegistry {
         if (rule == null) {
             return new Topic(key);
         }
-        return new Topic(key, rule, rule.options(), replayLimits.memoryFor(rule.options()));
+        return new Topic(key, rule, rule.options(), replayLimits.memoryFor(rule.options()), broker);
     }
 
     /** Removes the member; the topic goes with its last member. Safe to call more than once. */
@@ -132,9 +136,13 @@ public final class TopicRegistry {
                 departed.add(member.route(), member.stats());
             }
             boolean hadReceivers = topic.hasReceivers();
+            boolean hadSenders = topic.hasSenders();
             boolean empty = topic.remove(member);
             if (hadReceivers && !topic.hasReceivers()) {
                 broker.noInterest(key);
+            }
+            if (topic.holdBack() != null && hadSenders && !topic.hasSenders()) {
+                broker.holdInterest(key, false);
             }
             return empty ? null : topic;
         });

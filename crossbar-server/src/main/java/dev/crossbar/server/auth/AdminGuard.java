@@ -67,6 +67,16 @@ public final class AdminGuard extends ChannelInboundHandlerAdapter {
         access.checkAdmin(token);
     }
 
+    /** Whether {@code request} carries a valid admin token (what {@link #check} demands), without refusing it. */
+    public static boolean holdsAdmin(HttpRequest request, AccessControl access) {
+        try {
+            check(request, access);
+            return true;
+        } catch (AccessDenied denied) {
+            return false;
+        }
+    }
+
     private boolean isProtected(HttpRequest request) {
         String path;
         try {

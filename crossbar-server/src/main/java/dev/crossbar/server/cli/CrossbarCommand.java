@@ -67,6 +67,18 @@ public final class CrossbarCommand implements Callable<Integer> {
             defaultValue = "60s", description = "Close (1001) a client silent this long, pongs included (default ${DEFAULT-VALUE}).")
     Duration idleTimeout;
 
+    @Option(names = "--http-idle-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "30s", description = "Close an HTTP connection kept open (keep-alive) when no request came this long after its last response (default ${DEFAULT-VALUE}).")
+    Duration httpIdleTimeout;
+
+    @Option(names = "--health-probe-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "1s", description = "Send a probe message through the fan-out to each event loop this often (default ${DEFAULT-VALUE}).")
+    Duration healthProbeInterval;
+
+    @Option(names = "--health-max-probe-age", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "5s", description = "/healthz answers 503 while an event loop has left a probe undelivered this long (default ${DEFAULT-VALUE}).")
+    Duration healthMaxProbeAge;
+
     @Option(names = "--max-client-queue", paramLabel = "SIZE", converter = Units.IntBytesConverter.class,
             defaultValue = "1MiB", description = "Bytes a client may have queued behind the message it is receiving; past that its messages are dropped whole (default ${DEFAULT-VALUE}).")
     int maxClientQueue;
@@ -112,6 +124,21 @@ public final class CrossbarCommand implements Callable<Integer> {
     @Option(names = "--stats-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
             defaultValue = "5s", description = "How often /ws pushes a statistics snapshot; rates are measured over this window (default ${DEFAULT-VALUE}, at least 100ms).")
     Duration statsInterval;
+
+    @Option(names = "--stats-full-client-details", defaultValue = "" + ServerConfig.DEFAULT_STATS_FULL_CLIENT_DETAILS,
+            description = "Show every reader of /stats and /ws whole client addresses and user agents (default ${DEFAULT-VALUE}: "
+                    + "addresses truncated to /24 or /48, user agents to the product name, unless the reader holds the admin scope).")
+    boolean statsFullClientDetails;
+
+    @Option(names = "--stats-cluster-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "2s", description = "How long the cluster view waits for other nodes' statistics; "
+                    + "a node silent for longer is shown missing (default ${DEFAULT-VALUE}; never longer than --stats-interval).")
+    Duration statsClusterTimeout;
+
+    @Option(names = "--stats-cluster-max-reply", paramLabel = "SIZE", converter = Units.BytesConverter.class,
+            defaultValue = "512KiB", description = "Largest statistics reply a node sends another over NATS; "
+                    + "topics or connections past it are left out and counted (default ${DEFAULT-VALUE}).")
+    long statsClusterMaxReply;
 
     @Option(names = "--trust-forwarded-for", defaultValue = "false",
             description = "Take each client's address from X-Forwarded-For (the last entry, added by your proxy). Only behind a proxy you trust (default ${DEFAULT-VALUE}).")
@@ -215,6 +242,9 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .handshakeTimeout(handshakeTimeout)
                 .pingInterval(pingInterval)
                 .idleTimeout(idleTimeout)
+                .httpIdleTimeout(httpIdleTimeout)
+                .healthProbeInterval(healthProbeInterval)
+                .healthMaxProbeAge(healthMaxProbeAge)
                 .maxClientQueueBytes(maxClientQueue)
                 .maxLoopBacklogBytes(maxLoopBacklog)
                 .slowConsumerPolicy(policy)
@@ -227,6 +257,9 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .allowedOrigins(allowedOrigins)
                 .statsInterval(statsInterval)
                 .trustForwardedFor(trustForwardedFor)
+                .statsFullClientDetails(statsFullClientDetails)
+                .statsClusterTimeout(statsClusterTimeout)
+                .statsClusterMaxReplyBytes((int) Math.min(Integer.MAX_VALUE, statsClusterMaxReply))
                 .adminListen(adminListen)
                 .auth(authConfig())
                 .tls(tlsConfig())

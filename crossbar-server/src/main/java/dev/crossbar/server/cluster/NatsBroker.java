@@ -73,7 +73,15 @@ public final class NatsBroker implements Broker, AutoCloseable {
         CLOSED
     }
 
-    private sealed interface Op permits Publish, Interest {
+    private sealed interface Op permits Publish, Interest, Hold, HoldInterest {
+    }
+
+    /** This node has senders on a lossless topic, or no longer has. */
+    private record HoldInterest(TopicKey key, boolean on) implements Op {
+    }
+
+    /** This node's receivers of a lossless topic hold it back, or no longer do. */
+    private record Hold(TopicKey key, boolean held) implements Op {
     }
 
     private record Publish(TopicKey key, boolean text, ByteBuf payload, int cost) implements Op {
@@ -116,6 +124,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
 
     // Engine thread only.
     private Dispatcher dispatcher;
+    private HoldSignals holds;
     private final Map<TopicKey, TopicSubscription> subscriptions = new HashMap<>();
     private final Map<TopicKey, OutStream> outStreams = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -197,6 +206,16 @@ public final class NatsBroker implements Broker, AutoCloseable {
     }
 
     @Override
+    public void holdBack(TopicKey topic, boolean held) {
+        ops.add(new Hold(topic, held));
+    }
+
+    @Override
+    public void holdInterest(TopicKey topic, boolean on) {
+        ops.add(new HoldInterest(topic, on));
+    }
+
+    @Override
     public void publish(TopicKey topic, boolean text, ByteBuf payload) {
         int cost = payload.readableBytes() + MESSAGE_OVERHEAD_BYTES;
         long before = queuedBytes.getAndAdd(cost);
@@ -230,7 +249,12 @@ public final class NatsBroker implements Broker, AutoCloseable {
                     send(c, p);
                 } else if (op instanceof Interest i) {
                     changeInterest(i);
+                } else if (op instanceof Hold h) {
+                    holds.changed(c, h.key(), h.held());
+                } else if (op instanceof HoldInterest h) {
+                    holds.listen(h.key(), h.on());
                 }
+                holds.tick(c);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -250,6 +274,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
     private Connection connect() throws InterruptedException {
         long waitMillis = config.reconnectWait().toMillis();
         Map<TopicKey, Boolean> wanted = new LinkedHashMap<>();
+        java.util.Set<TopicKey> wantedHolds = new java.util.LinkedHashSet<>();
         while (!closing) {
             try {
                 Connection c = Nats.connect(options);
@@ -261,6 +286,10 @@ public final class NatsBroker implements Broker, AutoCloseable {
                 // Bounded in bytes, not in count: what the dispatcher cannot hold is dropped by the
                 // client and shows up here as a gap in a stream's sequence, counted as lost.
                 dispatcher.setPendingLimits(-1, config.maxPendingBytes());
+                holds = new HoldSignals(nodeName, delivery, dispatcher);
+                for (TopicKey key : wantedHolds) {
+                    holds.listen(key, true);
+                }
                 for (TopicKey key : wanted.keySet()) {
                     changeInterest(new Interest(key, true));
                 }
@@ -279,6 +308,12 @@ public final class NatsBroker implements Broker, AutoCloseable {
                         wanted.put(i.key(), Boolean.TRUE);
                     } else {
                         wanted.remove(i.key());
+                    }
+                } else if (op instanceof HoldInterest h) {
+                    if (h.on()) {
+                        wantedHolds.add(h.key());
+                    } else {
+                        wantedHolds.remove(h.key());
                     }
                 } else if (op instanceof Publish p) {
                     p.payload().release();
@@ -471,6 +506,11 @@ public final class NatsBroker implements Broker, AutoCloseable {
     /** Topics this node is subscribed to now. */
     public int subscriptions() {
         return subscriptionCount;
+    }
+
+    /** The client connection once the first connect succeeded (it then reconnects by itself), or null. */
+    Connection connection() {
+        return connection;
     }
 
     /** The server this node is connected to (credentials hidden), or null. */

@@ -35,6 +35,15 @@ final class Subjects {
         return PREFIX + schemaToken(key.schema()) + "." + topicToken(key.name());
     }
 
+    /**
+     * The subject on which nodes tell each other that their receivers hold a lossless topic back:
+     * {@code crossbar.hold.<schema>.<token>}, the topic's own subject with {@code hold.} after the
+     * prefix (no topic subject starts so: schema tokens are {@code nn} and {@code 1n}).
+     */
+    static String holdSubject(TopicKey key) {
+        return PREFIX + "hold." + schemaToken(key.schema()) + "." + topicToken(key.name());
+    }
+
     /** Whether messages on {@code subject} must carry their topic key (hashed subject). */
     static boolean isHashed(String subject) {
         return subject.charAt(subject.lastIndexOf('.') + 1) == 'h';

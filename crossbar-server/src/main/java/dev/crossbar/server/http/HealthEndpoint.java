@@ -2,15 +2,19 @@ package dev.crossbar.server.http;
 
 import static java.util.Objects.requireNonNull;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
 /**
- * {@code /healthz}: 200 {@code ok} while the relay is serving; 503 {@code degraded: <why>} while a
- * part it depends on (the cluster link) is down, though local relaying goes on. Holds no per-channel
- * state, so one instance serves every channel.
+ * {@code /healthz}: 200 {@code ok} while the relay is serving; 503 {@code degraded: <why>} while an
+ * event loop has stopped moving messages (its liveness probe is overdue: which loop, since when) or
+ * a part the relay depends on (the cluster link) is down. Holds no per-channel state, so one
+ * instance serves every channel.
  */
 public final class HealthEndpoint implements HttpEndpoint {
 
@@ -20,6 +24,10 @@ public final class HealthEndpoint implements HttpEndpoint {
 
     /** Answer while degraded: "take this node out of rotation", not "restart it". */
     static final HttpResponseStatus DEGRADED = HttpResponseStatus.SERVICE_UNAVAILABLE;
+
+    /** The healthy answer's body, encoded once: it is what a load balancer asks for most. */
+    private static final ByteBuf OK_BODY = Unpooled.unreleasableBuffer(
+            Unpooled.directBuffer(3).writeBytes("ok\n".getBytes(StandardCharsets.US_ASCII)).asReadOnly());
 
     private final Supplier<String> degradedReason;
 
@@ -32,7 +40,7 @@ public final class HealthEndpoint implements HttpEndpoint {
     public void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
         String reason = degradedReason.get();
         if (reason == null) {
-            HttpResponses.send(ctx, HttpResponseStatus.OK, "text/plain; charset=utf-8", "ok\n");
+            HttpResponses.send(ctx, HttpResponseStatus.OK, "text/plain; charset=utf-8", OK_BODY.duplicate());
         } else {
             HttpResponses.send(ctx, DEGRADED, "text/plain; charset=utf-8", "degraded: " + reason + "\n");
         }

@@ -13,13 +13,16 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 
-/** Small, complete HTTP answers; every one closes the connection, since a relay serves few of them. */
+/**
+ * Small, complete HTTP answers. An answer leaves the connection as the request asked ({@link HttpKeepAlive}
+ * keeps it open for the next request or closes it); an error always closes it.
+ */
 public final class HttpResponses {
 
     private HttpResponses() {
     }
 
-    /** Sends {@code body} as UTF-8 with {@code contentType} and closes the connection after writing. */
+    /** Sends {@code body} as UTF-8 with {@code contentType}. */
     public static void send(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, String body) {
         ByteBuf content = ByteBufUtil.writeUtf8(ctx.alloc(), body);
         send(ctx, status, contentType, content);
@@ -38,13 +41,23 @@ public final class HttpResponses {
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, contentType)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes())
+                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+        ctx.writeAndFlush(response);
+    }
+
+    /**
+     * A plain-text error: status line plus one line saying what was wrong. Closes the connection
+     * after writing: what follows a refused or malformed request is not worth reading.
+     */
+    public static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
+        ByteBuf content = ByteBufUtil.writeUtf8(ctx.alloc(),
+                status.code() + " " + status.reasonPhrase() + ": " + reason + "\n");
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes())
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
                 .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    /** A plain-text error: status line plus one line saying what was wrong. */
-    public static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
-        send(ctx, status, "text/plain; charset=utf-8", status.code() + " " + status.reasonPhrase() + ": " + reason + "\n");
     }
 }

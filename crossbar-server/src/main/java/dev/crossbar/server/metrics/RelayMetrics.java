@@ -9,7 +9,9 @@ import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.cluster.NatsStats;
 import dev.crossbar.server.http.HandshakeFailures;
+import dev.crossbar.server.health.LoopHealth;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -26,6 +28,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.internal.PlatformDependent;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import java.util.function.ToLongFunction;
 
@@ -52,6 +56,15 @@ public final class RelayMetrics implements AutoCloseable {
     public static final String HANDSHAKE_FAILURES = "crossbar.handshake.failures";
     public static final String STATS_SOCKETS = "crossbar.stats.sockets";
     public static final String FANOUT_BACKLOG = "crossbar.fanout.backlog";
+    public static final String PROBE_LATENCY = "crossbar.health.probe.latency";
+    public static final String PROBE_LAST_LATENCY = "crossbar.health.probe.latency.last";
+    public static final String PROBE_AGE = "crossbar.health.probe.age";
+    /** Gauge: the connection limit ({@code --max-connections}), for "near the limit" alerts. */
+    public static final String CONNECTIONS_MAX = "crossbar.connections.max";
+    /** Gauge: the topic limit ({@code --max-topics}). */
+    public static final String TOPICS_MAX = "crossbar.topics.max";
+    /** Gauge: 1:N topics whose connected publisher has sent nothing for a minute (see {@link SilentTopics}). */
+    public static final String TOPICS_SILENT = "crossbar.topics.silent";
     public static final String DIRECT_MEMORY_USED = "netty.direct.memory.used";
     public static final String DIRECT_MEMORY_MAX = "netty.direct.memory.max";
 
@@ -65,8 +78,13 @@ public final class RelayMetrics implements AutoCloseable {
     private final Router router;
     private final HandshakeFailures failures;
     private final IntSupplier statsSockets;
+    private final SilentTopics silentTopics;
+    /** The limits {@link #bindLimits} registered, kept for the same reason. */
+    private int[] limits;
     /** The cluster link whose meters {@link #bindCluster} registered (kept for the same reason). */
     private NatsBroker clusterLink;
+    /** The liveness probes {@link #bindHealth} registered (kept for the same reason). */
+    private List<LoopHealth.Probe> probes;
 
     public RelayMetrics(TopicRegistry topics, Router router, HandshakeFailures failures, EventLoopGroup eventLoops,
                         IntSupplier statsSockets) {
@@ -75,6 +93,10 @@ public final class RelayMetrics implements AutoCloseable {
         this.statsSockets = requireNonNull(statsSockets, "statsSockets");
         requireNonNull(eventLoops, "eventLoops");
         this.tally = new TrafficTally(requireNonNull(topics, "topics"));
+        this.silentTopics = new SilentTopics(topics);
+        Gauge.builder(TOPICS_SILENT, silentTopics, SilentTopics::count)
+                .description("1:N topics whose connected publisher has sent nothing for "
+                        + SilentTopics.SILENT_AFTER.toSeconds() + "s").register(registry);
 
         for (Kind kind : TrafficTally.KINDS) {
             Tags tags = Tags.of("schema", kind.schema(), "role", kind.role().label());
@@ -140,6 +162,15 @@ public final class RelayMetrics implements AutoCloseable {
         registry.close();
     }
 
+    /** Adds the relay's limits as gauges, so alerts compare usage with them rather than with a copied number. */
+    public void bindLimits(int maxConnections, int maxTopics) {
+        limits = new int[] {maxConnections, maxTopics};
+        Gauge.builder(CONNECTIONS_MAX, limits, l -> l[0])
+                .description("Connection limit (--max-connections); beyond it 503").register(registry);
+        Gauge.builder(TOPICS_MAX, limits, l -> l[1])
+                .description("Topic limit (--max-topics); beyond it 503").register(registry);
+    }
+
     /**
      * Adds the cluster link's counters and state ({@code crossbar.nats.*}), read live from
      * {@code broker}: nothing is counted twice and nothing is tagged by topic.
@@ -162,6 +193,27 @@ public final class RelayMetrics implements AutoCloseable {
                 .description("1 while the NATS link is up, 0 while degraded").register(registry);
         Gauge.builder(NatsStats.PENDING_BYTES, broker, NatsBroker::pendingBytes)
                 .description("Bytes queued for NATS by this node").register(registry);
+    }
+
+    /**
+     * Adds the liveness probe's meters, one set per event loop (tag {@code loop}: its index, a set as
+     * small as the loop count): latency of each probe from sending to delivery on its loop, the
+     * latest one, and how long ago the loop last delivered one.
+     */
+    public void bindHealth(LoopHealth health) {
+        probes = requireNonNull(health, "health").probes();
+        for (LoopHealth.Probe p : probes) {
+            String loop = Integer.toString(p.loop());
+            FunctionTimer.builder(PROBE_LATENCY, p, LoopHealth.Probe::delivered, LoopHealth.Probe::totalLatencyNanos,
+                            TimeUnit.NANOSECONDS).tag("loop", loop)
+                    .description("Liveness probes through the fan-out to this event loop: sent to delivered")
+                    .register(registry);
+            Gauge.builder(PROBE_LAST_LATENCY, p, q -> q.lastLatencyNanos() / 1e9).tag("loop", loop).baseUnit("seconds")
+                    .description("Latency of the latest liveness probe delivered on this event loop").register(registry);
+            Gauge.builder(PROBE_AGE, p, LoopHealth.Probe::ageSeconds).tag("loop", loop).baseUnit("seconds")
+                    .description("Time since this event loop last delivered a liveness probe (/healthz: 503 over the limit)")
+                    .register(registry);
+        }
     }
 
     private void counter(String name, NatsStats stats, ToLongFunction<NatsStats> read, String description) {

@@ -1,5 +1,6 @@
 package dev.crossbar.server.stats;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 
@@ -14,10 +15,29 @@ import java.util.Map;
  * @param intervalSeconds how often the socket pushes a snapshot; rates are measured over about this long
  * @param totals relay-wide counts
  * @param topics every live topic
- * @param clients every relay connection (stats sockets are not listed)
+ * @param clientDetails {@code truncated} (addresses to /24 or /48, user agents to the product name) or {@code full}
+ * @param clustered whether this node is one of a cluster ({@code --nats}): {@code /ws?scope=cluster} shows them all
+ * @param clients every relay connection (stats sockets are not listed); in a reply to another node,
+ *                only those of the topic asked for
+ * @param trends in the first snapshot a socket gets only (otherwise absent): each topic's message rate
+ *               in and bytes out per second at the last ticks, by {@code "<schema> <topic>"}
  */
 public record Snapshot(String node, String time, String startedAt, double uptimeSeconds, double intervalSeconds,
-                       Totals totals, List<TopicView> topics, List<ClientView> clients) {
+                       String clientDetails, boolean clustered, Totals totals, List<TopicView> topics,
+                       List<ClientView> clients,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, TopicTrends.Trend> trends) {
+
+    /** The same snapshot with other client rows, shown at {@code clientDetails}. */
+    Snapshot withClients(List<ClientView> rows, String details) {
+        return new Snapshot(node, time, startedAt, uptimeSeconds, intervalSeconds, details, clustered, totals, topics, rows,
+                trends);
+    }
+
+    /** The same snapshot with the topics' trends. */
+    Snapshot withTrends(Map<String, TopicTrends.Trend> t) {
+        return new Snapshot(node, time, startedAt, uptimeSeconds, intervalSeconds, clientDetails, clustered, totals, topics,
+                clients, t);
+    }
 
     /**
      * Relay-wide counts: live connections, topics and stats sockets, and traffic since start
@@ -93,8 +113,10 @@ public record Snapshot(String node, String time, String startedAt, double uptime
      * @param topic as {@link TopicView#topic()}
      * @param broadcaster whether this client's messages are relayed (false for a 1:N subscriber)
      * @param connected connect time in the original's format ({@code 2006-01-02 15:04:05.999 +0000 UTC})
-     * @param remoteAddr the client's address (from {@code X-Forwarded-For} only if the relay trusts it)
-     * @param userAgent the upgrade request's {@code User-Agent}, raw: display it as text, never as HTML
+     * @param remoteAddr the client's address (from {@code X-Forwarded-For} only if the relay trusts it);
+     *                   truncated to its /24 or /48 unless the snapshot's {@code clientDetails} is {@code full}
+     * @param userAgent the upgrade request's {@code User-Agent}, raw: display it as text, never as HTML; cut to
+     *                  its product name unless {@code clientDetails} is {@code full}
      * @param stats the original's rate block
      * @param id this connection's id, unique while it lasts
      * @param path the path it connected to, e.g. {@code /in/cam}
@@ -103,9 +125,11 @@ public record Snapshot(String node, String time, String startedAt, double uptime
      * @param connectedSeconds seconds since connect
      * @param dropped messages meant for this client that it did not get (slow consumer)
      * @param refused messages this client sent that were not relayed (its role may not send)
+     * @param node the node the client is connected to
      */
     public record ClientView(String topic, boolean broadcaster, String connected, String remoteAddr, String userAgent,
                              LegacyStats stats, String id, String path, String schema, String role,
-                             String connectedAt, double connectedSeconds, Flow in, Flow out, long dropped, long refused) {
+                             String connectedAt, double connectedSeconds, Flow in, Flow out, long dropped, long refused,
+                             String node) {
     }
 }

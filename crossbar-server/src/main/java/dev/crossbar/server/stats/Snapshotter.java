@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 
 /**
  * Builds {@link Snapshot}s from the live topics and measures rates between them.
@@ -64,6 +65,7 @@ final class Snapshotter {
     private final long startedAtNanos;
     private final double intervalSeconds;
     private final IntSupplier statsSockets;
+    private final boolean clustered;
 
     /** Counters and rates at the last tick, per member and per topic (by identity). */
     private IdentityHashMap<Object, Sample> samples = new IdentityHashMap<>();
@@ -74,7 +76,8 @@ final class Snapshotter {
     }
 
     Snapshotter(TopicRegistry registry, String node, long startedAtMillis, long startedAtNanos, double intervalSeconds,
-                IntSupplier statsSockets) {
+                IntSupplier statsSockets, boolean clustered) {
+        this.clustered = clustered;
         this.registry = requireNonNull(registry, "registry");
         this.node = requireNonNull(node, "node");
         this.startedAtMillis = startedAtMillis;
@@ -84,11 +87,21 @@ final class Snapshotter {
     }
 
     /**
-     * A snapshot of every topic and connection now.
+     * A snapshot of every topic and connection now, with client details whole (readers get
+     * {@link ClientDetails#apply} of it).
      *
      * @param tick whether this is the periodic tick, which starts the next rate window
      */
     Snapshot take(boolean tick) {
+        return take(tick, null);
+    }
+
+    /**
+     * As {@link #take(boolean)}, with client rows only for the topics {@code rowsFor} accepts (null:
+     * every topic). Topic summaries are always complete; leaving rows out is what keeps a cluster
+     * summary cheap for a node with 100k connections.
+     */
+    Snapshot take(boolean tick, Predicate<TopicKey> rowsFor) {
         long nowNanos = System.nanoTime();
         long nowMillis = System.currentTimeMillis();
         IdentityHashMap<Object, Sample> next = tick ? new IdentityHashMap<>() : null;
@@ -110,6 +123,7 @@ final class Snapshotter {
             long lastIn = 0;
             long lastOut = 0;
             String display = displayName(topic.key());
+            boolean rows = rowsFor == null || rowsFor.test(topic.key());
             for (Member m : members) {
                 ConnectionStats s = m.stats();
                 Traffic traffic = Traffic.of(s);
@@ -122,8 +136,12 @@ final class Snapshotter {
                 }
                 lastIn = Math.max(lastIn, s.lastInNanos());
                 lastOut = Math.max(lastOut, s.lastOutNanos());
-                Sample rates = measure(m, s.connectedAtNanos(), traffic, nowNanos, next);
-                clients.add(client(m, display, traffic, rates, nowNanos));
+                if (rows || tick) {
+                    Sample rates = measure(m, s.connectedAtNanos(), traffic, nowNanos, next);
+                    if (rows) {
+                        clients.add(client(m, display, traffic, rates, nowNanos, node));
+                    }
+                }
             }
             topics.add(new TopicView(display, topic.key().name(), topic.key().schema().name(),
                     Instant.ofEpochMilli(topic.createdAtMillis()).toString(),
@@ -144,7 +162,7 @@ final class Snapshotter {
                 all.bytesIn(), all.messagesOut(), all.bytesOut(), all.dropped(), all.refused());
         return new Snapshot(node, Instant.ofEpochMilli(nowMillis).toString(),
                 Instant.ofEpochMilli(startedAtMillis).toString(), (nowNanos - startedAtNanos) / NANOS_PER_SECOND,
-                intervalSeconds, totals, topics, clients);
+                intervalSeconds, ClientDetails.FULL.label(), clustered, totals, topics, clients, null);
     }
 
     /**
@@ -178,7 +196,7 @@ final class Snapshotter {
         return measured;
     }
 
-    private static ClientView client(Member m, String display, Traffic t, Sample rates, long nowNanos) {
+    private static ClientView client(Member m, String display, Traffic t, Sample rates, long nowNanos, String node) {
         ConnectionStats s = m.stats();
         String remote = "";
         String userAgent = "";
@@ -195,7 +213,7 @@ final class Snapshotter {
         return new ClientView(display, m.route().canSend(), GoFormat.time(s.connectedAtMillis()), remote, userAgent,
                 legacy, id, m.route().path(), m.route().schema().name(), m.route().role().label(),
                 Instant.ofEpochMilli(s.connectedAtMillis()).toString(),
-                (nowNanos - s.connectedAtNanos()) / NANOS_PER_SECOND, in, out, t.dropped(), t.refused());
+                (nowNanos - s.connectedAtNanos()) / NANOS_PER_SECOND, in, out, t.dropped(), t.refused(), node);
     }
 
     private static Flow flow(long messages, long bytes, double rate, double byteRate, long lastNanos, long nowNanos) {
@@ -222,9 +240,11 @@ final class Snapshotter {
         if (hold != null) {
             heldSeconds = seconds(hold.heldNanos(nowNanos));
             heldBy = new LinkedHashMap<>();
-            for (Map.Entry<Member, Long> e : hold.heldByMember(nowNanos).entrySet()) {
+            for (Map.Entry<Object, Long> e : hold.heldBy(nowNanos).entrySet()) {
                 if (e.getKey() instanceof RelaySession session) {
                     heldBy.put(session.channel().id().asShortText(), seconds(e.getValue()));
+                } else if (e.getKey() instanceof String node) {
+                    heldBy.put("node " + node, seconds(e.getValue()));
                 }
             }
         }

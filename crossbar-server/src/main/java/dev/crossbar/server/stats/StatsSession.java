@@ -10,7 +10,7 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,13 +28,40 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
 
     private final StatsService service;
     private final StatsFormat format;
-    /** Set while a request is queued on the stats thread; further requests until then are coalesced. */
-    final AtomicBoolean requestPending = new AtomicBoolean();
+    private final StatsScope scope;
+    private final ClientDetails details;
+    /**
+     * Requests queued on the stats thread or waiting for other nodes; past {@link #maxPendingRequests()}
+     * further requests are dropped (a reader asks again with the next update).
+     */
+    final AtomicInteger pendingRequests = new AtomicInteger();
     private Channel channel;
 
-    StatsSession(StatsService service, StatsFormat format) {
+    StatsSession(StatsService service, StatsFormat format, StatsScope scope, ClientDetails details) {
         this.service = requireNonNull(service, "service");
         this.format = requireNonNull(format, "format");
+        this.scope = requireNonNull(scope, "scope");
+        this.details = requireNonNull(details, "details");
+    }
+
+    /**
+     * One for a node's own view (a request answers at once; more would only repeat it); a few on a
+     * cluster socket, where a reader may have several topics' rows open, each answered after a round.
+     */
+    int maxPendingRequests() {
+        return scope == StatsScope.CLUSTER ? MAX_CLUSTER_REQUESTS : 1;
+    }
+
+    /** Topics whose client rows a cluster reader may have asked for at once. */
+    static final int MAX_CLUSTER_REQUESTS = 8;
+
+    StatsScope scope() {
+        return scope;
+    }
+
+    /** How much of each client this socket's reader may see. */
+    ClientDetails details() {
+        return details;
     }
 
     Channel channel() {
@@ -57,7 +84,8 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
                 ctx.pipeline().remove(HandshakeTimeout.class);
             }
             service.attach(this);
-            log.debug("{} stats socket open ({})", ctx.channel(), format.label());
+            log.debug("{} stats socket open ({}, {}, client details {})", ctx.channel(), format.label(), scope.label(),
+                    details.label());
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -65,8 +93,9 @@ final class StatsSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
-            if (msg instanceof TextWebSocketFrame) {
-                service.request(this);
+            if (msg instanceof TextWebSocketFrame text) {
+                // Bounded by the decoder (StatsSocketEndpoint.MAX_REQUEST_BYTES).
+                service.request(this, text.text());
             }
         } finally {
             ReferenceCountUtil.release(msg);

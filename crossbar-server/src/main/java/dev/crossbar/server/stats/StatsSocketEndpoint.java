@@ -11,6 +11,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import java.util.function.Function;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
@@ -33,11 +35,19 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
     static final int MAX_REQUEST_BYTES = 4096;
 
     private final StatsService service;
+    /** How much of each client the reader of an upgrade request may see (its token, the operator's flag). */
+    private final Function<HttpRequest, ClientDetails> details;
     private final WebSocketServerProtocolConfig wsConfig;
     private final int missedPingsBeforeClose;
 
     public StatsSocketEndpoint(StatsService service, ServerConfig config) {
+        this(service, config, r -> config.statsFullClientDetails() ? ClientDetails.FULL : ClientDetails.TRUNCATED);
+    }
+
+    /** @param details how much of each client the reader of an upgrade request may see */
+    public StatsSocketEndpoint(StatsService service, ServerConfig config, Function<HttpRequest, ClientDetails> details) {
         this.service = requireNonNull(service, "service");
+        this.details = requireNonNull(details, "details");
         this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
                 // The gate has already chosen this path; accept whatever query string came with it.
                 .websocketPath("/")
@@ -73,8 +83,15 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
             return;
         }
         StatsFormat format;
+        StatsScope scope;
         try {
-            format = StatsFormat.of(new QueryStringDecoder(request.uri()).parameters().get(StatsFormat.PARAMETER));
+            java.util.Map<String, java.util.List<String>> query = new QueryStringDecoder(request.uri()).parameters();
+            format = StatsFormat.of(query.get(StatsFormat.PARAMETER));
+            scope = StatsScope.of(query.get(StatsScope.PARAMETER));
+            if (scope == StatsScope.CLUSTER && format != StatsFormat.SNAPSHOT) {
+                throw new IllegalArgumentException("format: '" + format.label()
+                        + "' with scope=cluster (expected: snapshot; the original's client list is per node)");
+            }
         } catch (IllegalArgumentException e) {
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());
             return;
@@ -86,7 +103,7 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
         }
         p.addLast("stats-protocol", new WebSocketServerProtocolHandler(wsConfig));
         p.addLast("stats-lifecycle", new ConnectionLifecycle(missedPingsBeforeClose));
-        p.addLast("stats-session", new StatsSession(service, format));
+        p.addLast("stats-session", new StatsSession(service, format, scope, details.apply(request)));
         p.remove(ctx.handler());
         ctx.fireChannelRead(request.retain());
     }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.crossbar.server.ServerConfig;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HttpEndpoint;
+import dev.crossbar.server.http.HttpKeepAlive;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.http.HandshakeTimeout;
 import io.netty.channel.ChannelInitializer;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * serves the reserved endpoints and no topics:
  *
  * <pre>
- *  socket → handshake-timeout → idle → http-codec → http-aggregator → upgrade-gate (endpoints only)
+ *  socket → handshake-timeout → idle → http-codec → http-aggregator → keep-alive
+ *         → upgrade-gate (endpoints only)
  * </pre>
  *
  * The stats socket endpoint adds its own WebSocket handlers behind the gate when it accepts an upgrade.
@@ -47,6 +49,7 @@ public final class AdminInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("http-codec", new HttpServerCodec(CrossbarInitializer.MAX_UPGRADE_REQUEST_BYTES,
                 CrossbarInitializer.MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(CrossbarInitializer.MAX_UPGRADE_REQUEST_BYTES));
+        p.addLast("keep-alive", new HttpKeepAlive(config.httpIdleTimeout().toMillis()));
         p.addLast("upgrade-gate", new UpgradeGate(null, endpoints, failures, config.trustForwardedFor(), Set.of(), null));
     }
 }

@@ -12,8 +12,8 @@ import dev.crossbar.server.auth.AuthGate;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.http.HttpEndpoint;
+import dev.crossbar.server.http.HttpKeepAlive;
 import dev.crossbar.server.http.UpgradeGate;
-import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.tls.ServerTlsContext;
@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  * Assembles each connection's pipeline, and nothing else (see {@code docs/architecture.md}):
  *
  * <pre>
- *  socket → limits → handshake-timeout → idle → http-codec → http-aggregator → upgrade-gate
+ *  socket → limits → handshake-timeout → idle → http-codec → http-aggregator → keep-alive → upgrade-gate
  *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → lifecycle (keepalive, closing,
  *           protocol violations) → home-loop → assembler → session
  * </pre>
@@ -56,13 +56,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *  socket → [tls-detect → tls-errors] → handshake-timeout → idle → http-codec → http-aggregator
- *         → [admin-guard] → upgrade-gate → [auth-gate] → ws-protocol → assembler
+ *         → keep-alive → [admin-guard] → upgrade-gate → [auth-gate] → ws-protocol → assembler
  *         → [first-message-auth] → [access] → session
  * </pre>
  *
- * The limits handler leaves once the channel is active. After the upgrade Netty swaps the HTTP
- * codec for the WebSocket frame codec, the gate removes itself, and the session removes the
- * handshake timeout.
+ * The limits handler leaves once the channel is active. {@code keep-alive} keeps the connection
+ * open between plain HTTP requests (reserved paths) and answers pipelined ones in order. After the
+ * upgrade Netty swaps the HTTP codec for the WebSocket frame codec, the gate and keep-alive remove
+ * themselves, and the session removes the handshake timeout.
  */
 public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
@@ -147,6 +148,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         p.addLast(IDLE, idleTimer());
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
+        p.addLast("keep-alive", new HttpKeepAlive(config.httpIdleTimeout().toMillis()));
         if (adminGuard != null) {
             p.addLast("admin-guard", adminGuard);
         }

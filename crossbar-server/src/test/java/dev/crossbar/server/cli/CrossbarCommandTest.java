@@ -33,6 +33,9 @@ class CrossbarCommandTest {
         assertEquals(d.handshakeTimeout(), c.handshakeTimeout());
         assertEquals(d.pingInterval(), c.pingInterval());
         assertEquals(d.idleTimeout(), c.idleTimeout());
+        assertEquals(d.httpIdleTimeout(), c.httpIdleTimeout());
+        assertEquals(d.healthProbeInterval(), c.healthProbeInterval());
+        assertEquals(d.healthMaxProbeAge(), c.healthMaxProbeAge());
         assertEquals(d.maxPathLength(), c.maxPathLength());
         assertEquals(d.maxLoopBacklogBytes(), c.maxLoopBacklogBytes());
         assertEquals(d.slowConsumerPolicy(), c.slowConsumerPolicy());
@@ -73,6 +76,20 @@ class CrossbarCommandTest {
         assertEquals(java.util.List.of("null", "mqtt"), c.subprotocols());
         assertEquals(256 * 1024, c.maxClientQueueBytes());
         assertEquals(Duration.ofMillis(500), c.handshakeTimeout());
+    }
+
+    @Test
+    void httpIdleAndHealthProbeFlags() {
+        ServerConfig c = parse("--http-idle-timeout", "2s", "--health-probe-interval", "200ms",
+                "--health-max-probe-age", "3s").toConfig();
+        assertEquals(Duration.ofSeconds(2), c.httpIdleTimeout());
+        assertEquals(Duration.ofMillis(200), c.healthProbeInterval());
+        assertEquals(Duration.ofSeconds(3), c.healthMaxProbeAge());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--health-probe-interval", "10s", "--health-max-probe-age", "5s").toConfig());
+        assertTrue(e.getMessage().startsWith("healthMaxProbeAge: PT5S"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> parse("--http-idle-timeout", "0s").toConfig());
+        assertTrue(e.getMessage().startsWith("httpIdleTimeout: "), e.getMessage());
     }
 
     @Test

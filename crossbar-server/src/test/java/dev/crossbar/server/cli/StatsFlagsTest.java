@@ -29,6 +29,12 @@ class StatsFlagsTest {
         assertFalse(c.trustForwardedFor());
         assertNull(c.adminListen());
         assertEquals(ServerConfig.defaults().statsInterval(), c.statsInterval());
+        assertEquals(ServerConfig.DEFAULT_STATS_FULL_CLIENT_DETAILS, c.statsFullClientDetails());
+        assertFalse(c.statsFullClientDetails(), "client details truncated by default");
+        assertEquals(ServerConfig.DEFAULT_STATS_CLUSTER_TIMEOUT, c.statsClusterTimeout());
+        assertEquals(ServerConfig.defaults().statsClusterTimeout(), c.statsClusterTimeout());
+        assertEquals(ServerConfig.DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES, c.statsClusterMaxReplyBytes());
+        assertEquals(ServerConfig.defaults().statsClusterMaxReplyBytes(), c.statsClusterMaxReplyBytes());
     }
 
     @Test
@@ -39,6 +45,11 @@ class StatsFlagsTest {
         assertTrue(c.trustForwardedFor());
         assertEquals(9090, c.adminListen().getPort());
         assertEquals("127.0.0.1", c.adminListen().getHostString());
+        ServerConfig cluster = parse("--stats-full-client-details", "--stats-cluster-timeout", "500ms",
+                "--stats-cluster-max-reply", "64KiB");
+        assertTrue(cluster.statsFullClientDetails());
+        assertEquals(Duration.ofMillis(500), cluster.statsClusterTimeout());
+        assertEquals(64 * 1024, cluster.statsClusterMaxReplyBytes());
     }
 
     @Test
@@ -53,5 +64,11 @@ class StatsFlagsTest {
                 () -> parse("--listen", "127.0.0.1:8080", "--admin-listen", "127.0.0.1:8080"));
         assertEquals("adminListen: 127.0.0.1:8080 (expected: an address other than listen)", same.getMessage());
         assertEquals(2, Main.run("--stats-interval", "1ms"), "a bad flag exits 2 with one line");
+        IllegalArgumentException noWait = assertThrows(IllegalArgumentException.class,
+                () -> parse("--stats-cluster-timeout", "0s"));
+        assertEquals("statsClusterTimeout: PT0S (expected: > 0)", noWait.getMessage());
+        IllegalArgumentException tinyReply = assertThrows(IllegalArgumentException.class,
+                () -> parse("--stats-cluster-max-reply", "1KiB"));
+        assertEquals("statsClusterMaxReplyBytes: 1024 (expected: >= 4096)", tinyReply.getMessage());
     }
 }

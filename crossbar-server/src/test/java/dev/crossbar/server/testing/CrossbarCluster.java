@@ -22,6 +22,7 @@ public final class CrossbarCluster implements AutoCloseable {
 
     public final NatsCluster nats;
     private final CrossbarServer[] nodes = new CrossbarServer[NODES];
+    private final ServerConfig[] configs = new ServerConfig[NODES];
 
     private CrossbarCluster(NatsCluster nats) {
         this.nats = nats;
@@ -49,7 +50,8 @@ public final class CrossbarCluster implements AutoCloseable {
                         .shutdownGrace(Duration.ofSeconds(1))
                         .nodeName(name(i))
                         .nats(natsConfigure.apply(NatsConfig.builder().servers(nats.url(i))).build());
-                c.nodes[i] = CrossbarServer.start(configure.apply(i, b).build());
+                c.configs[i] = configure.apply(i, b).build();
+                c.nodes[i] = CrossbarServer.start(c.configs[i]);
             }
             for (int i = 0; i < NODES; i++) {
                 NatsBroker broker = c.nodes[i].cluster();
@@ -73,6 +75,19 @@ public final class CrossbarCluster implements AutoCloseable {
 
     public CrossbarServer node(int i) {
         return nodes[i];
+    }
+
+    /** Stops node {@code i} (its NATS server goes on), as an operator or a crash would. */
+    public void stop(int i) {
+        nodes[i].close();
+    }
+
+    /** Starts node {@code i} again with its configuration (on a new port) and waits until it is connected. */
+    public void restart(int i) {
+        nodes[i] = CrossbarServer.start(configs[i]);
+        NatsBroker broker = nodes[i].cluster();
+        RelayServerExtension.await(name(i) + " connected to NATS", Duration.ofSeconds(10),
+                () -> broker.state() == NatsBroker.State.CONNECTED);
     }
 
     public NatsBroker broker(int i) {

@@ -52,16 +52,51 @@ public final class HttpExchange {
         }
     }
 
-    /** Any request, written as given; returns everything the relay sent until it closed. */
+    /**
+     * Any request, written as given; returns the relay's answer: one whole response when it says its
+     * length (the relay may keep the connection open), otherwise everything it sent until it closed.
+     */
     public static String exchange(int port, byte[] request) throws IOException {
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(5000);
             OutputStream out = s.getOutputStream();
             out.write(request);
             out.flush();
-            InputStream in = s.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return readResponse(s.getInputStream());
         }
+    }
+
+    /**
+     * Reads one response: the head, then {@code Content-Length} bytes of body; without a length,
+     * everything until the peer closes. Returns "" if the peer closed before sending anything.
+     */
+    public static String readResponse(InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream head = new java.io.ByteArrayOutputStream();
+        int matched = 0;
+        byte[] end = {'\r', '\n', '\r', '\n'};
+        while (matched < 4) {
+            int b = in.read();
+            if (b < 0) {
+                return head.toString(StandardCharsets.ISO_8859_1);
+            }
+            head.write(b);
+            matched = b == end[matched] ? matched + 1 : b == '\r' ? 1 : 0;
+        }
+        String headText = head.toString(StandardCharsets.ISO_8859_1);
+        int length = contentLength(headText);
+        byte[] body = length < 0 ? in.readAllBytes() : in.readNBytes(length);
+        return headText + new String(body, StandardCharsets.UTF_8);
+    }
+
+    /** The value of {@code Content-Length} in a response head, or -1. */
+    static int contentLength(String head) {
+        for (String line : head.split("\r\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase("content-length")) {
+                return Integer.parseInt(line.substring(colon + 1).trim());
+            }
+        }
+        return -1;
     }
 
     /** The body after the blank line. */

@@ -196,15 +196,46 @@ public final class NatsCluster implements AutoCloseable {
         }
     }
 
-    /** Subscriptions server {@code i} holds, its clients' and its routes' together. */
+    /** Subjects of the relays' statistics link (NatsStatsLink), which every node holds whatever its topics. */
+    public static final String STATS_SUBJECTS = "crossbar._stats.";
+
+    /**
+     * Topic subscriptions server {@code i} holds, its clients' ({@code /subsz}) and those its routes
+     * told it of ({@code /routez}) together: what {@code num_subscriptions} counts, less the statistics
+     * link's subscriptions (three per node, whatever its topics).
+     */
     public int subscriptions(int i) {
-        return monitor(i, "/subsz").path("num_subscriptions").asInt();
+        int n = 0;
+        for (JsonNode s : monitor(i, "/subsz?subs=1&limit=1000000").path("subscriptions_list")) {
+            if (!s.path("subject").asText().startsWith(STATS_SUBJECTS)) {
+                n++;
+            }
+        }
+        for (JsonNode route : monitor(i, "/routez?subs=1").path("routes")) {
+            for (JsonNode s : route.path("subscriptions_list")) {
+                if (!s.asText().startsWith(STATS_SUBJECTS)) {
+                    n++;
+                }
+            }
+        }
+        return n;
     }
 
-    /** The client connection named {@code name} on server {@code i}, from {@code /connz}, or null. */
+    /**
+     * The client connection named {@code name} on server {@code i}, from {@code /connz}, or null; its
+     * {@code subscriptions_list} holds topic subscriptions only (the statistics link's are removed).
+     */
     public JsonNode connection(int i, String name) {
         for (JsonNode c : monitor(i, "/connz?subs=1").path("connections")) {
             if (name.equals(c.path("name").asText())) {
+                if (c.path("subscriptions_list").isArray()) {
+                    com.fasterxml.jackson.databind.node.ArrayNode subs = (com.fasterxml.jackson.databind.node.ArrayNode) c.get("subscriptions_list");
+                    for (int k = subs.size() - 1; k >= 0; k--) {
+                        if (subs.get(k).asText().startsWith(STATS_SUBJECTS)) {
+                            subs.remove(k);
+                        }
+                    }
+                }
                 return c;
             }
         }

@@ -68,6 +68,11 @@ public final class RawClient implements AutoCloseable {
         return readHead();
     }
 
+    /** Reads one whole HTTP response (head and {@code Content-Length} body); "" if the relay closed first. */
+    public String readResponse() throws IOException {
+        return HttpExchange.readResponse(in);
+    }
+
     /** Reads an HTTP response head (through the blank line). */
     public String readHead() throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
