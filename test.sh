@@ -2,7 +2,7 @@
 # Runs everything CI runs (.ci/run is this script), on this machine:
 #   1. build   ./mvnw verify: unit, integration, NATS cluster and (replayed) fuzz tests, with
 #              paranoid leak detection; builds crossbar-server/target/crossbar.jar
-#   2. browser the /stats page in headless Chromium (src/e2e)
+#   2. browser the /stats page, and JSMpeg joining live ffmpeg video, in headless Chromium (src/e2e)
 #   3. conformance  Autobahn|Testsuite through the relay (src/conformance)
 #   4. fuzz    coverage-guided fuzzing of the route and wire parsers, 20 s per target
 #
@@ -78,7 +78,7 @@ if runs build; then
   have ffmpeg || want ffmpeg "the live-video tests encode their test streams with it"
 fi
 if runs browser; then
-  [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || have chromium || want chromium "the browser test drives the /stats page in headless Chromium"
+  [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || have chromium || want chromium "the browser tests drive the /stats page and the JSMpeg player in headless Chromium"
 fi
 if runs conformance; then
   have python3 || want python3 "summarizes the Autobahn reports"
@@ -135,11 +135,11 @@ if runs build; then
   done_step build
 fi
 
-# --- 2. The /stats page in a real browser -----------------------------------------------------------
+# --- 2. The /stats page and JSMpeg on live video in a real browser ------------------------------
 # Debian's chromium, driven by playwright-core from npm, against the fat jar the build produced
-# (src/e2e/README.md).
+# (src/e2e/README.md); the video test's camera is Debian's ffmpeg.
 if runs browser; then
-  begin "browser: the /stats page in headless Chromium (src/e2e)"
+  begin "browser: the /stats page and JSMpeg on live video in headless Chromium (src/e2e)"
   [ -f crossbar-server/target/crossbar.jar ] || "${MVN[@]}" -q package -DskipTests
   (cd src/e2e && npm ci --no-audit --no-fund && node --test)
   done_step browser

@@ -168,9 +168,14 @@ public final class RandomAccessTracker {
 
     /** Judges one whole packet; false if its sync byte is missing. */
     private boolean packet(ByteBuf buf, int at, long streamPosition) {
-        if (buf.getByte(at) != TsPacket.SYNC) {
+        // The 4-byte header in one read: most packets continue a PES and need nothing more.
+        int header = buf.getInt(at);
+        if ((header >>> 24) != TsPacket.SYNC) {
             syncLosses++;
             return false;
+        }
+        if ((header & TsPacket.HEADER_PAYLOAD_UNIT_START) == 0) {
+            return true;
         }
         int kind = TsPacket.classify(buf, at);
         if (kind == TsPacket.RANDOM_ACCESS_INDICATOR) {

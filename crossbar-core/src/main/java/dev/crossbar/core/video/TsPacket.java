@@ -10,6 +10,8 @@ final class TsPacket {
 
     static final int SIZE = 188;
     static final byte SYNC = 0x47;
+    /** payload_unit_start_indicator in the packet header read as a big-endian int. */
+    static final int HEADER_PAYLOAD_UNIT_START = 0x40_0000;
 
     /** The packet is not where a video frame starts, or not one a decoder can start from. */
     static final int NONE = 0;

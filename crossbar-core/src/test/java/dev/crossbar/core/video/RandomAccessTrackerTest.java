@@ -8,6 +8,7 @@ import dev.crossbar.core.video.RandomAccessTracker.State;
 import dev.crossbar.core.video.TsFixture.Chunking;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -157,6 +158,50 @@ class RandomAccessTrackerTest {
             assertEquals(1, tracker.syncLosses(), c.name());
             assertEquals(State.MPEG_TS, tracker.state(), c.name());
         }
+    }
+
+    @Test
+    void corruptedStreamsNeverThrowAndEveryReportIsASyncByteInReach() {
+        // The tracker runs on the publisher's loop: hostile or damaged input must cost nothing worse
+        // than missed keyframes. Bytes flipped, dropped and inserted at random, in random messages.
+        byte[] clean = TsFixture.bytes(TsFixture.MPEG1_G30);
+        Random random = new Random(2026);
+        long losses = 0;
+        long points = 0;
+        for (int round = 0; round < 40; round++) {
+            byte[] ts = damage(clean, random);
+            RandomAccessTracker tracker = new RandomAccessTracker();
+            int at = 0;
+            for (int n : TsFixture.chunks(ts.length, () -> 1 + random.nextInt(3000))) {
+                int offset = tracker.feed(Unpooled.wrappedBuffer(ts, at, n));
+                if (offset != RandomAccessTracker.NONE) {
+                    assertTrue(offset < n && (offset >= -RandomAccessTracker.MAX_CARRY || at < RandomAccessTracker.DETECTION_BYTES),
+                            "offset " + offset + " of a message of " + n + " at " + at);
+                    assertEquals(TsPacket.SYNC, ts[at + offset], "round " + round + ": a packet's first byte");
+                }
+                at += n;
+            }
+            losses += tracker.syncLosses();
+            points += tracker.randomAccessPoints();
+        }
+        // The damage did break sync, and keyframes were still found after resyncing.
+        assertTrue(losses > 40 && points > 40, losses + " sync losses, " + points + " points");
+    }
+
+    private static byte[] damage(byte[] clean, Random random) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(clean.length + 4096);
+        for (int i = 0; i < clean.length; i++) {
+            int dice = random.nextInt(20_000);
+            if (dice == 0) {
+                continue; // a byte lost
+            } else if (dice == 1) {
+                byte[] junk = new byte[1 + random.nextInt(400)];
+                random.nextBytes(junk);
+                out.writeBytes(junk); // bytes inserted
+            }
+            out.write(dice == 2 ? random.nextInt(256) : clean[i]); // a byte flipped
+        }
+        return out.toByteArray();
     }
 
     /** Feeds {@code ts} in messages of the given lengths; returns the stream positions reported. */
