@@ -392,6 +392,16 @@ public final class ServerConfig {
         return Math.max(maxClientQueueBytes, 2L * maxMessageBytes);
     }
 
+    /**
+     * On {@code slow=backpressure} streams, most bytes a receiver may have queued: what any reader
+     * may, plus what can still be on its way from other nodes when the hold reaches them (each
+     * node's NATS queue, {@code --nats-max-pending}, and as much again in flight). Local senders
+     * are held long before; past this a receiver is closed (1013) rather than lose a message.
+     */
+    public long maxLosslessBacklogBytes() {
+        return maxClientBacklogBytes() + (nats == null ? 0 : 2 * nats.maxPendingBytes());
+    }
+
     public Duration shutdownGrace() {
         return shutdownGrace;
     }

@@ -2,7 +2,6 @@ package dev.crossbar.core.topic;
 
 import dev.crossbar.core.relay.Member;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,7 +36,7 @@ public final class HoldBack {
     private final Map<String, Long> remoteSeen = new HashMap<>();
     private int localHolders;
     /** Nanoseconds each holder present has held the senders, finished holds only. Guarded by {@code this}. */
-    private final Map<Object, Long> heldFor = new IdentityHashMap<>();
+    private final Map<Object, Long> heldFor = new HashMap<>();
     private long heldSince;
     private long heldNanos;
     private volatile boolean held;

@@ -77,6 +77,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private final long slowGraceMillis;
     private final int latencySocketBytes;
     private final long backpressureTimeoutNanos;
+    private final long maxLosslessBacklogBytes;
 
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private ChannelHandlerContext ctx;
@@ -113,10 +114,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      * @param latencySocketBytes on {@code max-latency} streams: the socket's send buffer
      * @param backpressureTimeoutNanos on {@code slow=backpressure} streams: how long a receiver that holds
      *                        the senders back may read nothing before it is closed
+     * @param maxLosslessBacklogBytes on {@code slow=backpressure} streams: bytes a receiver may have
+     *                        waiting (messages from other nodes, which arrive while the hold travels)
      */
     public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, long maxBacklogBytes, long stallNanos,
                         SlowConsumerPolicy slowPolicy, long slowGraceMillis, int latencySocketBytes,
-                        long backpressureTimeoutNanos) {
+                        long backpressureTimeoutNanos, long maxLosslessBacklogBytes) {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.maxQueueBytes = maxQueueBytes;
@@ -126,6 +129,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         this.slowGraceMillis = slowGraceMillis;
         this.latencySocketBytes = latencySocketBytes;
         this.backpressureTimeoutNanos = backpressureTimeoutNanos;
+        this.maxLosslessBacklogBytes = Math.max(maxBacklogBytes, maxLosslessBacklogBytes);
     }
 
     @Override
@@ -324,12 +328,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /**
      * On a lossless stream: never drop. Local senders stop being read once this receiver is over its
      * bound, so what is queued stays near it; messages from other nodes cannot be held back that
-     * way, and a receiver that lets more than {@code maxBacklogBytes} pile up is closed (1013)
-     * rather than losing any of them.
+     * way until the hold reaches their nodes, and a receiver that lets more than
+     * {@code maxLosslessBacklogBytes} pile up is closed (1013) rather than losing any of them.
      */
     private boolean deliverLossless(PreparedFrame frame) {
-        if (pendingBytes() + frame.frameLength() > maxBacklogBytes && pendingBytes() > QUEUE_SLACK_BYTES) {
-            close(CloseCodes.TRY_AGAIN_LATER, "lossless stream: more than " + maxBacklogBytes
+        if (pendingBytes() + frame.frameLength() > maxLosslessBacklogBytes && pendingBytes() > QUEUE_SLACK_BYTES) {
+            close(CloseCodes.TRY_AGAIN_LATER, "lossless stream: more than " + maxLosslessBacklogBytes
                     + " bytes waiting for this client (from other nodes, which cannot be held back)");
             return false;
         }

@@ -178,6 +178,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         }
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(),
                 config.maxClientBacklogBytes(), config.clientStallTimeout().toNanos(), config.slowConsumerPolicy(),
-                config.slowConsumerGrace().toMillis(), config.latencySendBuffer(), config.backpressureTimeout().toNanos()));
+                config.slowConsumerGrace().toMillis(), config.latencySendBuffer(), config.backpressureTimeout().toNanos(),
+                config.maxLosslessBacklogBytes()));
     }
 }
