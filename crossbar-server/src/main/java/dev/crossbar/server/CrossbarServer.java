@@ -31,6 +31,7 @@ import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.transport.Transport;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpRequest;
@@ -63,6 +64,7 @@ import org.slf4j.LoggerFactory;
 public final class CrossbarServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(CrossbarServer.class);
+    private static final AdaptiveRecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator();
 
     private final ServerConfig config;
     private final Transport transport;
@@ -181,6 +183,8 @@ public final class CrossbarServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // One allocator for all: Netty makes one per channel otherwise (each handle is still per channel).
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, RECEIVE_BUFFERS)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
                 .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures,

@@ -99,8 +99,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private long maxLatencyNanos;
     /** The socket's send buffer as the kernel reports it (Linux doubles what was asked). */
     private int socketBufferBytes;
-    /** On a {@code max-latency} stream: how fast this receiver reads. */
-    private final ReceiverPace pace = new ReceiverPace();
+    /** On a {@code max-latency} stream: how fast this receiver reads; null on others. */
+    private ReceiverPace pace;
     private int lastFrameLength;
     /** On a {@code slow=backpressure} stream: who this receiver holds back when over its bound; else null. */
     private dev.crossbar.core.topic.HoldBack holdBack;
@@ -188,6 +188,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private void boundLatency(Channel ch, StreamOptions options) {
         maxLatencyNanos = options.maxLatency().toNanos();
         latency = new LatencyQueue(maxLatencyNanos, options.start() == StreamOptions.Start.KEYFRAME, maxBacklogBytes);
+        pace = new ReceiverPace();
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(LATENCY_CHANNEL_BYTES / 2, LATENCY_CHANNEL_BYTES));
         ch.config().setOption(ChannelOption.SO_SNDBUF, latencySocketBytes);
         Integer reported = ch.config().getOption(ChannelOption.SO_SNDBUF);

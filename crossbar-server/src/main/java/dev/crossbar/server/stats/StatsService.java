@@ -236,7 +236,10 @@ public final class StatsService implements AutoCloseable {
 
     private void tick() {
         try {
-            Snapshot s = snapshotter.take(true);
+            // Client rows only when a local reader will get them: with 10,000 connections and no
+            // reader, building them every tick was most of an idle relay's garbage and CPU.
+            boolean readers = subscribers.values().stream().anyMatch(g -> !g.isEmpty());
+            Snapshot s = snapshotter.take(true, readers ? null : NO_ROWS);
             localTrends.record(s.topics().stream().map(TopicTrends.Point::of).toList());
             for (Map.Entry<ClientDetails, ChannelGroup> e : subscribers.entrySet()) {
                 if (!e.getValue().isEmpty()) {
