@@ -14,7 +14,8 @@
 #   PEERS_BUILD   where they are copied and built (default /tmp/crossbar-peers; never the repository
 #                 or PEERS_DIR)
 #   RELAYS        which relays, in order (default "crossbar tokio node", plus "go" with GO_SPAWN);
-#                 crossbar-home and crossbar-nohome are Crossbar with --home-loop-members 16 and 0
+#                 crossbar-home and crossbar-nohome are Crossbar with --home-loop-members 16 and 0;
+#                 crossbar-alt is Crossbar as CROSSBAR_ALT_SPAWN starts it (a setting under trial)
 #   GO_SPAWN      command starting the Go original with {port} for its port, which must exec the
 #                 relay (e.g. /tmp/gocrossbar/run.sh {port}); CROSSBAR_SPAWN, TOKIO_SPAWN and
 #                 NODE_SPAWN override the others' commands
@@ -97,10 +98,12 @@ spawn_of() {
     crossbar) echo "$CROSSBAR_SPAWN" ;;
     crossbar-home) echo "$CROSSBAR_SPAWN --home-loop-members 16" ;;
     crossbar-nohome) echo "$CROSSBAR_SPAWN --home-loop-members 0" ;;
+    crossbar-alt) [[ -n "${CROSSBAR_ALT_SPAWN:-}" ]] || { echo "relay crossbar-alt: set CROSSBAR_ALT_SPAWN" >&2; exit 2; }
+                  echo "$CROSSBAR_ALT_SPAWN" ;;
     tokio) echo "$TOKIO_SPAWN" ;;
     node) echo "$NODE_SPAWN" ;;
     go) [[ -n "$GO_SPAWN" ]] || { echo "relay go: set GO_SPAWN" >&2; exit 2; }; echo "$GO_SPAWN" ;;
-    *) echo "relay '$1' (expected: crossbar, crossbar-home, crossbar-nohome, tokio, node or go)" >&2; exit 2 ;;
+    *) echo "relay '$1' (expected: crossbar, crossbar-home, crossbar-nohome, crossbar-alt, tokio, node or go)" >&2; exit 2 ;;
   esac
 }
 

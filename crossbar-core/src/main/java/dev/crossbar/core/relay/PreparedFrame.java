@@ -142,6 +142,24 @@ public final class PreparedFrame {
         return of(alloc, text, tail, publishedAtNanos).randomAccessAt(0);
     }
 
+    /**
+     * This frame in a buffer of its own, allocated on the calling thread: for an event loop that
+     * writes one message to many receivers, so that their references are counted on a buffer no
+     * other loop touches (each receiver's {@code retainedDuplicate()} and release change the count;
+     * on a buffer shared with another loop, each of those is a cache miss). The caller releases it.
+     */
+    public PreparedFrame copy(ByteBufAllocator alloc) {
+        int length = content.readableBytes();
+        ByteBuf mine = alloc.directBuffer(length, length);
+        try {
+            mine.writeBytes(content, content.readerIndex(), length);
+        } catch (Throwable t) {
+            mine.release();
+            throw t;
+        }
+        return new PreparedFrame(mine, text, payloadLength, publishedAtNanos).randomAccessAt(randomAccess);
+    }
+
     public PreparedFrame retain() {
         content.retain();
         return this;

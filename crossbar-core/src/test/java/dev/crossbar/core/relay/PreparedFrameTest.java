@@ -49,6 +49,32 @@ class PreparedFrameTest {
     }
 
     @Test
+    void aLoopsCopyHasTheSameBytesAndItsOwnReferences() {
+        byte[] bytes = new byte[4600];
+        new Random(7).nextBytes(bytes);
+        PreparedFrame shared = PreparedFrame.of(alloc, true, alloc.directBuffer(bytes.length).writeBytes(bytes), 42L)
+                .randomAccessAt(188);
+        PreparedFrame copy = shared.copy(alloc);
+        try {
+            assertArrayEquals(ByteBufUtil.getBytes(shared.content()), ByteBufUtil.getBytes(copy.content()));
+            assertEquals(true, copy.isText());
+            assertEquals(bytes.length, copy.payloadLength());
+            assertEquals(42L, copy.publishedAtNanos());
+            assertEquals(188, copy.randomAccess());
+            // Counting a receiver's reference on the copy leaves the shared frame's count alone.
+            copy.content().retainedDuplicate().release();
+            copy.retain();
+            assertEquals(1, shared.refCnt());
+            assertEquals(2, copy.refCnt());
+            copy.release();
+        } finally {
+            copy.release();
+            shared.release();
+        }
+        assertEquals(0, copy.refCnt());
+    }
+
+    @Test
     void largePayloadsAreSharedNotCopied() {
         ByteBuf payload = alloc.directBuffer(PreparedFrame.CONTIGUOUS_LIMIT).writeZero(PreparedFrame.CONTIGUOUS_LIMIT);
         PreparedFrame frame = PreparedFrame.of(alloc, false, payload, 0L);
