@@ -14,6 +14,8 @@ crossbar / peer for:
   Mbit/s     their payload                                                     (higher is better)
   p99 µs     latency of messages sent in the measurement window               (lower is better)
   CPU µs/msg relay CPU time per message delivered (= CPU-s per million)       (lower is better)
+  no JIT µs/msg  the same without the relay's JIT compiler threads: a fresh JVM compiling its hot
+             code, a one-off that lands in a short run's window (= CPU µs/msg for other relays)
   RSS MB     the relay's peak resident memory during the run                  (lower is better)
   lost, merged   counts (medians); shown side by side, a ratio only when both are non-zero
 
@@ -34,6 +36,7 @@ METRICS = [
     ("egressMbitS", "Mbit/s", True),
     ("p99Us", "p99 µs", False),
     ("cpuSPerMillionMsgs", "CPU µs/msg", False),
+    ("cpuSPerMillionMsgsNoJit", "no JIT µs/msg", False),
     ("relayPeakRssMB", "RSS MB", False),
 ]
 COUNTS = [("lost", "lost"), ("mergedFrames", "merged")]

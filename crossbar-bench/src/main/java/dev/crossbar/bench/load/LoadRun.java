@@ -224,6 +224,10 @@ final class LoadRun {
                     .put("relayCpuPct", round(100 * cpu / window, 1))
                     .put("cpuSPerGB", bytes > 0 ? round(cpu / (bytes / 1e9), 3) : null)
                     .put("cpuSPerMillionMsgs", messages > 0 ? round(cpu / (messages / 1e6), 3) : null)
+                    // What of it was the JIT compiling (a fresh JVM's one-off), and the rest: relaying.
+                    .put("relayJitCpuS", round(s1.relayJitSeconds - s0.relayJitSeconds, 2))
+                    .put("cpuSPerMillionMsgsNoJit", messages > 0
+                            ? round((cpu - (s1.relayJitSeconds - s0.relayJitSeconds)) / (messages / 1e6), 3) : null)
                     .put("relayPeakRssMB", round(sampler.peakRssKb() / 1024.0, 1));
         }
         r.put("clientCpuS", round(s1.selfCpuSeconds - s0.selfCpuSeconds, 2));
@@ -395,13 +399,15 @@ final class LoadRun {
     }
 
     /** Progress and CPU readings at one instant, to subtract one from another. */
-    private record Snapshot(long nanos, long bytes, double relayCpuSeconds, double selfCpuSeconds) {
+    private record Snapshot(long nanos, long bytes, double relayCpuSeconds, double relayJitSeconds,
+                            double selfCpuSeconds) {
     }
 
     private Snapshot snapshot(ProcSampler sampler) throws IOException {
         double relayCpu = sampler != null ? sampler.now().cpuSeconds() : 0;
+        double relayJit = sampler != null ? sampler.compilerCpuSeconds() : 0;
         double self = ProcStats.read("self").cpuSeconds();
-        return new Snapshot(System.nanoTime(), deliveredBytes(), relayCpu, self);
+        return new Snapshot(System.nanoTime(), deliveredBytes(), relayCpu, relayJit, self);
     }
 
     private static void sleepUntil(long nanos) throws InterruptedException {

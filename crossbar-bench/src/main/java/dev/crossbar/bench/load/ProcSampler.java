@@ -42,6 +42,11 @@ final class ProcSampler implements AutoCloseable {
     }
 
     /** A reading now. */
+    /** CPU seconds the relay's JIT compiler threads have used so far (0 for a relay without them). */
+    double compilerCpuSeconds() throws IOException {
+        return ProcStats.compilerTicks(pid) / (double) ProcStats.TICKS_PER_SECOND;
+    }
+
     ProcStats now() throws IOException {
         return ProcStats.read(pid);
     }

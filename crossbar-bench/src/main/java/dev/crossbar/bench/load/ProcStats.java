@@ -1,6 +1,7 @@
 package dev.crossbar.bench.load;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -28,6 +29,34 @@ record ProcStats(long cpuTicks, long rssKb, long hwmKb) {
         String stat = Files.readString(dir.resolve("stat"));
         String status = Files.readString(dir.resolve("status"));
         return new ProcStats(parseCpuTicks(stat), parseStatusKb(status, "VmRSS"), parseStatusKb(status, "VmHWM"));
+    }
+
+    /**
+     * CPU time, in clock ticks, of {@code pid}'s JIT compiler threads (a JVM's "C1 CompilerThre"
+     * and "C2 CompilerThre"; 0 for a relay without them): the one-off cost of compiling a fresh
+     * JVM's hot code, which lands in a short run's window, apart from the cost of relaying.
+     */
+    static long compilerTicks(String pid) throws IOException {
+        long ticks = 0;
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", pid, "task"))) {
+            for (Path task : tasks) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException gone) {
+                    continue; // the thread ended while we looked
+                }
+                if (isCompilerThread(stat)) {
+                    ticks += parseCpuTicks(stat);
+                }
+            }
+        }
+        return ticks;
+    }
+
+    static boolean isCompilerThread(String stat) {
+        int open = stat.indexOf('(');
+        return open >= 0 && stat.startsWith("C", open + 1) && stat.startsWith(" CompilerThre", open + 3);
     }
 
     /** The session id of {@code pid} ("self" works too): field 6 of its {@code stat} line. */

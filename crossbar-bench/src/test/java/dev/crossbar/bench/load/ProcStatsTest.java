@@ -1,6 +1,7 @@
 package dev.crossbar.bench.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,21 @@ class ProcStatsTest {
                 + "1000000 2500 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
         assertEquals(1000, ProcStats.parseCpuTicks(stat));
         assertEquals(4242, ProcStats.parseSessionId(stat), "field 6");
+    }
+
+    @Test
+    void compilerThreadsAreTheJvmsC1AndC2() {
+        String tail = " S 1 4242 4242 0 -1 4194304 5000 0 0 0 731 269 0 0 20 0 9 0 100 1000000 2500 0";
+        assertTrue(ProcStats.isCompilerThread("4243 (C2 CompilerThre)" + tail));
+        assertTrue(ProcStats.isCompilerThread("4244 (C1 CompilerThre)" + tail));
+        assertFalse(ProcStats.isCompilerThread("4245 (crossbar-io-1)" + tail));
+        assertFalse(ProcStats.isCompilerThread("4246 (rust-tokio-rela)" + tail));
+    }
+
+    @Test
+    void thisJvmHasCompilerThreadsThatHaveWorked() throws Exception {
+        assertTrue(ProcStats.compilerTicks("self") >= 0);
+        assertTrue(ProcStats.compilerTicks("self") <= ProcStats.read("self").cpuTicks());
     }
 
     @Test
