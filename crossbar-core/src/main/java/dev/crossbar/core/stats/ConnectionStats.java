@@ -2,7 +2,6 @@ package dev.crossbar.core.stats;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counters of one connection.
@@ -22,6 +21,7 @@ public final class ConnectionStats {
     private static final VarHandle LAST_OUT;
     private static final VarHandle DROPPED;
     private static final VarHandle REFUSED;
+    private static final VarHandle DROPPED_ELSEWHERE;
 
     static {
         try {
@@ -34,6 +34,7 @@ public final class ConnectionStats {
             LAST_OUT = lookup.findVarHandle(ConnectionStats.class, "lastOutNanos", long.class);
             DROPPED = lookup.findVarHandle(ConnectionStats.class, "dropped", long.class);
             REFUSED = lookup.findVarHandle(ConnectionStats.class, "refused", long.class);
+            DROPPED_ELSEWHERE = lookup.findVarHandle(ConnectionStats.class, "droppedElsewhere", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -50,7 +51,8 @@ public final class ConnectionStats {
     private long dropped;
     private long refused;
     /** Drops decided off the owning loop (its loop's backlog was full); rare, so a shared adder. */
-    private final LongAdder droppedElsewhere = new LongAdder();
+    /** Added to from other loops, rarely (a full loop backlog): an atomic add, not a LongAdder's 32+ bytes. */
+    private long droppedElsewhere;
 
     public ConnectionStats(long connectedAtMillis, long connectedAtNanos) {
         this.connectedAtMillis = connectedAtMillis;
@@ -85,7 +87,7 @@ public final class ConnectionStats {
 
     /** A message for this client dropped before it reached the client's loop; any thread. */
     public void recordDroppedElsewhere() {
-        droppedElsewhere.increment();
+        DROPPED_ELSEWHERE.getAndAdd(this, 1L);
     }
 
     /** A message from this client dropped because its role may not send; owner loop only. */
@@ -134,7 +136,7 @@ public final class ConnectionStats {
     }
 
     public long dropped() {
-        return (long) DROPPED.getOpaque(this) + droppedElsewhere.sum();
+        return (long) DROPPED.getOpaque(this) + (long) DROPPED_ELSEWHERE.getVolatile(this);
     }
 
     /** Messages this client sent that were not relayed (its role may not send). */

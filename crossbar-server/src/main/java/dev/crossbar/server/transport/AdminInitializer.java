@@ -8,12 +8,12 @@ import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpKeepAlive;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.http.HandshakeTimeout;
+import dev.crossbar.server.websocket.ReadIdleTimer;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +45,7 @@ public final class AdminInitializer extends ChannelInitializer<SocketChannel> {
     protected void initChannel(SocketChannel ch) {
         ChannelPipeline p = ch.pipeline();
         p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis(), failures));
-        p.addLast("idle", new IdleStateHandler(false, config.pingInterval().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        p.addLast("idle", new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(CrossbarInitializer.MAX_UPGRADE_REQUEST_BYTES,
                 CrossbarInitializer.MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(CrossbarInitializer.MAX_UPGRADE_REQUEST_BYTES));

@@ -22,6 +22,7 @@ import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.tls.TlsDetector;
 import dev.crossbar.server.tls.TlsErrors;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
+import dev.crossbar.server.websocket.ReadIdleTimer;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -33,7 +34,6 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -141,7 +141,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
     /** Fires the reader-idle events the session pings on; a fresh one per channel (and per move). */
     private ChannelHandler idleTimer() {
-        return new IdleStateHandler(false, config.pingInterval().toMillis(), 0, 0, TimeUnit.MILLISECONDS);
+        return new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override

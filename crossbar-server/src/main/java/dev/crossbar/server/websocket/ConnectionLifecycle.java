@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * session (relay, statistics socket): it is kept while the client answers, and closed with a
  * closing handshake bounded in time.
  *
- * <p>Keepalive: after the upgrade, each reader-idle interval (from the {@code IdleStateHandler}
+ * <p>Keepalive: after the upgrade, each reader-idle interval (from the {@link ReadIdleTimer}
  * near the socket, which sees every byte read, pongs included) sends a ping; after
  * {@code missedPingsBeforeClose} silent intervals in a row the connection is closed with 1001. Any
  * byte from the client (data, pong) starts the count again.
