@@ -72,4 +72,14 @@ public interface Broker {
      * {@code payload} and releases it, whether the message was sent or dropped.
      */
     void publish(TopicKey topic, boolean text, ByteBuf payload);
+
+    /**
+     * Whether the link to the other nodes is behind: messages for them wait past half its bound
+     * while it is up. The router then holds a {@code slow=backpressure} topic's senders, as it does
+     * for a slow local receiver, until the broker calls {@link RemoteDelivery#linkRelieved}: a
+     * lossless stream slows to what the link carries instead of losing messages at its bound.
+     */
+    default boolean congested() {
+        return false;
+    }
 }

@@ -25,4 +25,12 @@ public interface RemoteDelivery {
     /** Releases holds from other nodes not repeated within {@code maxAgeNanos}: their node is gone. */
     default void expireHolds(long maxAgeNanos) {
     }
+
+    /**
+     * The link to other nodes has room again (or is down, and holding for it would hold for
+     * nothing): senders held for it may be read. Called on the broker's thread, repeatedly while
+     * the link has room; cheap when nothing is held.
+     */
+    default void linkRelieved() {
+    }
 }

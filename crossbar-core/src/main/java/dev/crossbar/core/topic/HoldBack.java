@@ -18,11 +18,20 @@ import java.util.function.Consumer;
  * <p>Across a cluster, other nodes' receivers hold this node's senders too ({@link #holdFor(String)}):
  * a change in whether this node's own receivers hold is told to the other nodes (the listener
  * given at construction, the broker), and theirs arrive here, repeated while they last, so a hold
- * from a node that is gone expires ({@link #expireRemote}).
+ * from a node that is gone expires ({@link #expireRemote}). The link to other nodes holds them too
+ * while it is behind ({@link #holdForLink}), so that it never has to drop a lossless message.
  *
  * <p>Also keeps, for statistics, how long the senders were held in all and by whom.
  */
 public final class HoldBack {
+
+    /** The holder that stands for the link to other nodes while it is behind ({@link #holdForLink}). */
+    public static final Object LINK = new Object() {
+        @Override
+        public String toString() {
+            return "cluster link";
+        }
+    };
 
     private final Topic topic;
     /** Told when whether this node's own receivers hold the senders changes (the cluster broker). */
@@ -75,6 +84,19 @@ public final class HoldBack {
             remoteSeen.remove(node);
         }
         remove(node, false);
+    }
+
+    /**
+     * Messages for other nodes wait past half the link's bound ({@code Broker#congested}): hold the
+     * senders until the link has room again. Not told to other nodes: it is this node's link.
+     */
+    public void holdForLink() {
+        add(LINK, false);
+    }
+
+    /** The link has room again. */
+    public void releaseForLink() {
+        remove(LINK, false);
     }
 
     /** Releases other nodes' holds not repeated within {@code maxAgeNanos}. */

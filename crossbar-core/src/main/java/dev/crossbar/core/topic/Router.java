@@ -42,6 +42,8 @@ public final class Router implements RemoteDelivery {
     private final TopicRegistry topics;
     private final Broker broker;
     private final FanOut fanOut;
+    /** Lossless topics whose senders are held while the link to other nodes is behind. */
+    private final java.util.Set<Topic> heldForLink = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public Router(TopicRegistry topics, long maxLoopBacklogBytes) {
         this.topics = requireNonNull(topics, "topics");
@@ -127,7 +129,30 @@ public final class Router implements RemoteDelivery {
         } finally {
             if (remote != null) {
                 broker.publish(route.topic(), text, remote);
+                HoldBack hold = topic.holdBack();
+                if (hold != null && broker.congested()) {
+                    holdForLink(topic, hold);
+                }
             }
+        }
+    }
+
+    /** Holds a lossless topic's senders while the link to other nodes is behind (see {@link #linkRelieved}). */
+    private void holdForLink(Topic topic, HoldBack hold) {
+        if (heldForLink.add(topic)) {
+            hold.holdForLink();
+        }
+    }
+
+    @Override
+    public void linkRelieved() {
+        if (heldForLink.isEmpty()) {
+            return;
+        }
+        for (java.util.Iterator<Topic> it = heldForLink.iterator(); it.hasNext(); ) {
+            Topic topic = it.next();
+            it.remove();
+            topic.holdBack().releaseForLink();
         }
     }
 

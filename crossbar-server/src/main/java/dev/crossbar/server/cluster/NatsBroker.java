@@ -215,6 +215,33 @@ public final class NatsBroker implements Broker, AutoCloseable {
         ops.add(new HoldInterest(topic, on));
     }
 
+    /**
+     * Past half the bound, while connected: lossless senders are held (see {@link Broker#congested}).
+     * What counts is all this node has in flight, this queue and the client's outgoing buffer: the
+     * receiving nodes' clients take at most the same bound at once, so in flight stays within it.
+     */
+    @Override
+    public boolean congested() {
+        return state == State.CONNECTED && inFlightBytes() > config.maxPendingBytes() / 2;
+    }
+
+    private long inFlightBytes() {
+        Connection c = connection;
+        return queuedBytes.get() + (c == null ? 0 : c.outgoingPendingBytes());
+    }
+
+    /**
+     * Engine thread, after every operation and at least every 100 ms: senders held for the link are
+     * read again once it is down to a quarter of its bound, or when it is not connected (then what
+     * is sent is dropped and counted, as for any stream: holding would hold for nothing).
+     */
+    private void relieveLink() {
+        RemoteDelivery d = delivery;
+        if (d != null && (state != State.CONNECTED || inFlightBytes() <= config.maxPendingBytes() / 4)) {
+            d.linkRelieved();
+        }
+    }
+
     @Override
     public void publish(TopicKey topic, boolean text, ByteBuf payload) {
         int cost = payload.readableBytes() + MESSAGE_OVERHEAD_BYTES;
@@ -255,6 +282,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
                     holds.listen(h.key(), h.on());
                 }
                 holds.tick(c);
+                relieveLink();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

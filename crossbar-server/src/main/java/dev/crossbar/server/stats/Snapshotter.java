@@ -245,6 +245,8 @@ final class Snapshotter {
                     heldBy.put(session.channel().id().asShortText(), seconds(e.getValue()));
                 } else if (e.getKey() instanceof String node) {
                     heldBy.put("node " + node, seconds(e.getValue()));
+                } else if (e.getKey() == HoldBack.LINK) {
+                    heldBy.put(HoldBack.LINK.toString(), seconds(e.getValue()));
                 }
             }
         }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.schema.OneToMany;
+import dev.crossbar.core.topic.HoldBack;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.server.cluster.NatsStats;
 import dev.crossbar.server.testing.CrossbarCluster;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code slow=backpressure} across nodes: a slow subscriber on one node holds back a publisher on
  * another (the hold travels over NATS), and no message is lost on the way: not by the publishing
- * node's link, not by the receiving node, not by the slow subscriber.
+ * node's link, not by the receiving node, not by the slow subscriber. A link that cannot keep up
+ * with a publisher holds it back the same way rather than dropping at its bound.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class BackpressureClusterTest {
@@ -96,6 +98,65 @@ class BackpressureClusterTest {
         } finally {
             ResourceLeakDetector.setLevel(level);
         }
+    }
+
+    @Test
+    void aLinkThatFallsBehindHoldsThePublisherBackInsteadOfDropping(@TempDir Path dir) throws Exception {
+        ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE);
+        RoutingTable rules = new RoutingTable(RoutingTable.parseAll(List.of("/files/**:slow=backpressure")));
+        int messages = 128;
+        long linkBound = 8L * MESSAGE; // held past 4 MiB waiting for NATS, read again under 2 MiB
+        try (CrossbarCluster c = CrossbarCluster.start(dir, (i, b) -> b.routing(rules), n -> n.maxPendingBytes(linkBound));
+             RawClient pub = new RawClient(c.node(0).port());
+             RawClient sub = new RawClient(c.node(1).port())) {
+            assertTrue(sub.upgrade("/out/files/y").startsWith("HTTP/1.1 101"));
+            assertTrue(pub.upgrade("/in/files/y").startsWith("HTTP/1.1 101"));
+            c.awaitSubscriptions(2); // the topic (node b's subscriber) and its hold subject (node a's sender)
+            await("the publisher joined on node a", Duration.ofSeconds(10),
+                    () -> topicOn(c, 0, "files/y") != null && topicOn(c, 0, "files/y").size() == 1);
+
+            byte[] block = new byte[MESSAGE];
+            new SplittableRandom(11).nextBytes(block);
+            MessageDigest sent = MessageDigest.getInstance("SHA-256");
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread publisher = new Thread(() -> {
+                try {
+                    for (int i = 0; i < messages; i++) {
+                        byte[] m = block.clone();
+                        m[0] = (byte) i;
+                        sent.update(m);
+                        pub.send(RawClient.frame(0x82, m, true));
+                    }
+                } catch (Throwable e) {
+                    failed.compareAndSet(null, e);
+                }
+            }, "publisher");
+            PacedReader reader = new PacedReader(sub, messages, MESSAGE, 0, failed);
+            publisher.start();
+            reader.start();
+            publisher.join(120_000);
+            reader.join(60_000);
+            if (failed.get() != null) {
+                throw new AssertionError("a client failed", failed.get());
+            }
+            NatsStats a = c.broker(0).stats();
+            NatsStats b = c.broker(1).stats();
+            assertEquals(0, a.droppedOut(), "node a's link dropped nothing");
+            // Without the hold, node b's client dropped what the link delivered faster than its
+            // bound (6 of 128 in a trial run): the loss a publisher faster than the link causes.
+            assertEquals(0, b.lostIn() + b.droppedIn() + b.rejectedIn(), "node b lost nothing");
+            assertEquals(messages, reader.messages, "the subscriber on node b got every message");
+            assertArrayEquals(sent.digest(), reader.digest.digest(), "every byte, in order");
+            assertTrue(topicOn(c, 0, "files/y").holdBack().heldBy(System.nanoTime()).containsKey(HoldBack.LINK),
+                    "node a's publisher was held back by its link, which 128 MiB written flat out outruns");
+        } finally {
+            ResourceLeakDetector.setLevel(level);
+        }
+    }
+
+    private static Topic topicOn(CrossbarCluster c, int node, String name) {
+        return c.node(node).topics().get(new TopicKey(OneToMany.INSTANCE, name));
     }
 
     private static Topic topicOn(CrossbarCluster c, int node) {
