@@ -50,8 +50,10 @@ public final class ConnectionStats {
     private long lastOutNanos;
     private long dropped;
     private long refused;
-    /** Drops decided off the owning loop (its loop's backlog was full); rare, so a shared adder. */
-    /** Added to from other loops, rarely (a full loop backlog): an atomic add, not a LongAdder's 32+ bytes. */
+    /**
+     * Drops decided off the owning loop (its loop's backlog was full): rare, so an atomic add from
+     * any thread rather than a LongAdder's 32 bytes and more on every connection.
+     */
     private long droppedElsewhere;
 
     public ConnectionStats(long connectedAtMillis, long connectedAtNanos) {

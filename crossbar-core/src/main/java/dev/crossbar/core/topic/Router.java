@@ -15,6 +15,9 @@ import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.route.TopicKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.Iterator;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Moves a message from its sender to the receivers of its topic.
@@ -43,7 +46,7 @@ public final class Router implements RemoteDelivery {
     private final Broker broker;
     private final FanOut fanOut;
     /** Lossless topics whose senders are held while the link to other nodes is behind. */
-    private final java.util.Set<Topic> heldForLink = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Topic> heldForLink = ConcurrentHashMap.newKeySet();
 
     public Router(TopicRegistry topics, long maxLoopBacklogBytes) {
         this.topics = requireNonNull(topics, "topics");
@@ -137,11 +140,14 @@ public final class Router implements RemoteDelivery {
         }
     }
 
-    /** Holds a lossless topic's senders while the link to other nodes is behind (see {@link #linkRelieved}). */
+    /**
+     * Holds a lossless topic's senders while the link to other nodes is behind (see
+     * {@link #linkRelieved}). Held again on every message published while it is behind (a no-op
+     * when already held), so a relief that raced with this one cannot leave the topic unheld.
+     */
     private void holdForLink(Topic topic, HoldBack hold) {
-        if (heldForLink.add(topic)) {
-            hold.holdForLink();
-        }
+        heldForLink.add(topic);
+        hold.holdForLink();
     }
 
     @Override
@@ -149,7 +155,7 @@ public final class Router implements RemoteDelivery {
         if (heldForLink.isEmpty()) {
             return;
         }
-        for (java.util.Iterator<Topic> it = heldForLink.iterator(); it.hasNext(); ) {
+        for (Iterator<Topic> it = heldForLink.iterator(); it.hasNext(); ) {
             Topic topic = it.next();
             it.remove();
             topic.holdBack().releaseForLink();
