@@ -56,23 +56,9 @@ class BackpressureClusterTest {
             await("publisher and fast subscriber on node a", Duration.ofSeconds(10),
                     () -> topicOn(c, 0) != null && topicOn(c, 0).size() == 2);
 
-            byte[] block = new byte[MESSAGE];
-            new SplittableRandom(7).nextBytes(block);
             MessageDigest sent = MessageDigest.getInstance("SHA-256");
             AtomicReference<Throwable> failed = new AtomicReference<>();
-            Thread publisher = new Thread(() -> {
-                try {
-                    for (int i = 0; i < MESSAGES; i++) {
-                        byte[] m = block.clone();
-                        m[0] = (byte) i;
-                        m[1] = (byte) (i >> 8);
-                        sent.update(m);
-                        pub.send(RawClient.frame(0x82, m, true));
-                    }
-                } catch (Throwable e) {
-                    failed.compareAndSet(null, e);
-                }
-            }, "publisher");
+            Thread publisher = publisher(pub, MESSAGES, 7, sent, failed);
             PacedReader fastReader = new PacedReader(fast, MESSAGES, MESSAGE, 0, failed);
             PacedReader slowReader = new PacedReader(slow, MESSAGES, MESSAGE, SLOW_RATE, failed);
             publisher.start();
@@ -116,22 +102,9 @@ class BackpressureClusterTest {
             await("the publisher joined on node a", Duration.ofSeconds(10),
                     () -> topicOn(c, 0, "files/y") != null && topicOn(c, 0, "files/y").size() == 1);
 
-            byte[] block = new byte[MESSAGE];
-            new SplittableRandom(11).nextBytes(block);
             MessageDigest sent = MessageDigest.getInstance("SHA-256");
             AtomicReference<Throwable> failed = new AtomicReference<>();
-            Thread publisher = new Thread(() -> {
-                try {
-                    for (int i = 0; i < messages; i++) {
-                        byte[] m = block.clone();
-                        m[0] = (byte) i;
-                        sent.update(m);
-                        pub.send(RawClient.frame(0x82, m, true));
-                    }
-                } catch (Throwable e) {
-                    failed.compareAndSet(null, e);
-                }
-            }, "publisher");
+            Thread publisher = publisher(pub, messages, 11, sent, failed);
             PacedReader reader = new PacedReader(sub, messages, MESSAGE, 0, failed);
             publisher.start();
             reader.start();
@@ -153,6 +126,29 @@ class BackpressureClusterTest {
         } finally {
             ResourceLeakDetector.setLevel(level);
         }
+    }
+
+    /**
+     * A thread writing {@code messages} random 1 MiB binary messages, each numbered in its first
+     * two bytes, flat out: only TCP (the relay not reading) slows it. What it sent goes into {@code sent}.
+     */
+    private static Thread publisher(RawClient pub, int messages, long seed, MessageDigest sent,
+                                    AtomicReference<Throwable> failed) {
+        byte[] block = new byte[MESSAGE];
+        new SplittableRandom(seed).nextBytes(block);
+        return new Thread(() -> {
+            try {
+                for (int i = 0; i < messages; i++) {
+                    byte[] m = block.clone();
+                    m[0] = (byte) i;
+                    m[1] = (byte) (i >> 8);
+                    sent.update(m);
+                    pub.send(RawClient.frame(0x82, m, true));
+                }
+            } catch (Throwable e) {
+                failed.compareAndSet(null, e);
+            }
+        }, "publisher");
     }
 
     private static Topic topicOn(CrossbarCluster c, int node, String name) {
