@@ -9,9 +9,11 @@ import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A topic member on a real event loop that does what a session does with a delivery, except the
- * socket write: takes a {@code retainedDuplicate()}, counts it, and releases it, as a socket
- * write would once sent. Each delivery counts down the benchmark's {@code remaining}.
+ * A stand-in topic member on a real event loop, for benchmarks of the core alone (fan-out, joins):
+ * it takes a {@code retainedDuplicate()} of each delivery, counts it, and releases it, as a socket
+ * write would once sent. It is not {@code RelaySession} and has no channel, so it measures neither
+ * the session's checks nor Netty's write path ({@link RelaySessionBenchmark} does). Each delivery
+ * counts down the benchmark's {@code remaining}.
  */
 public final class DiscardMember implements Member {
 

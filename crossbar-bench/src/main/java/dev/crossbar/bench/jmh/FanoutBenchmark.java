@@ -22,12 +22,14 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Messages from a publisher to N subscribers through the real {@link Router}, topic and
- * per-loop queues, with subscribers on real event loops ({@link DiscardMember}). An invocation
- * publishes a burst of {@value #BURST} messages and waits until every subscriber has had every
- * delivery; the score is per message (JMH divides by the burst), so it is the relay's fan-out work
- * per message without the sockets, with the cross-thread hand-off amortised over a burst as it is
- * under load. Divide by N for the cost per delivery.
+ * The core's fan-out hand-off alone: messages from a publisher to N subscribers through the real
+ * {@link Router}, topic and per-loop queues, to subscribers on real event loops that are
+ * <em>stand-in members</em> ({@link DiscardMember}: they take and release a duplicate and count it,
+ * but are not {@code RelaySession}, write to no channel and run no pipeline). What a relayed message
+ * costs and allocates in the real sessions is {@link RelaySessionBenchmark}'s to measure. An
+ * invocation publishes a burst of {@value #BURST} messages and waits until every subscriber has had
+ * every delivery; the score is per message (JMH divides by the burst), with the cross-thread hand-off
+ * amortised over a burst as it is under load. Divide by N for the cost per delivery.
  */
 @State(Scope.Benchmark)
 @OperationsPerInvocation(FanoutBenchmark.BURST)
