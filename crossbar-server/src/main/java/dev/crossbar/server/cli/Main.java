@@ -14,6 +14,12 @@ public final class Main {
         if (System.getProperty("io.netty.jfr.enabled") == null) {
             System.setProperty("io.netty.jfr.enabled", "false");
         }
+        // With the jar's Add-Opens (java.base/java.nio), Netty then allocates direct memory itself
+        // (malloc, freed on release) instead of through ByteBuffer.allocateDirect, which zeroes each
+        // buffer: a pass over every large message's bytes that the relay overwrites anyway.
+        if (System.getProperty("io.netty.tryReflectionSetAccessible") == null) {
+            System.setProperty("io.netty.tryReflectionSetAccessible", "true");
+        }
         System.exit(run(args));
     }
 
