@@ -197,7 +197,7 @@ final class BenchClient implements AutoCloseable {
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt == ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
                 // Large frames span many reads; gather them without merge copies (the decoder
-                // copies the payload out anyway), as the relay does: CompositeCumulation.
+                // copies the payload out anyway), as the relay does: FrameDecoder.
                 if (ctx.pipeline().get(WebSocketFrameDecoder.class) instanceof ByteToMessageDecoder decoder) {
                     decoder.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
                 }

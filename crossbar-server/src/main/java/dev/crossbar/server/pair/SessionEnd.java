@@ -182,10 +182,10 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The frame with its bytes in one buffer. A frame that spanned many socket reads arrives as a
-     * composite of those reads (see CompositeCumulation), which would pin every read buffer until the
-     * other side has sent it and cost a gathering write of many pieces; one copy, as the relay's
-     * fan-out makes, avoids both. Releases {@code frame} when it copies.
+     * The frame with its bytes in one buffer. The relay's frame decoder makes one buffer per frame;
+     * a frame in pieces (a composite) would pin every piece until the other side has sent it and
+     * cost a gathering write of many; one copy, as the relay's fan-out makes, avoids both. Releases
+     * {@code frame} when it copies.
      */
     private WebSocketFrame flat(WebSocketFrame frame) {
         ByteBuf content = frame.content();

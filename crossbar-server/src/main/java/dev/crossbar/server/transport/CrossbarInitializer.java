@@ -92,6 +92,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final AccessControl access;
     private final AdminGuard adminGuard;
     private final SessionGate sessionGate;
+    private final FrameDecoderSwap frameDecoderSwap;
 
     /**
      * @param limiter counts connections against the connection limits
@@ -117,6 +118,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.sessionGate = new SessionGate(pairs, config.routing(), sessions);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
                 ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(), IDLE, this::idleTimer) : null;
+        this.frameDecoderSwap = new FrameDecoderSwap(config.maxMessageBytes());
         this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath("/")
                 .checkStartsWith(true)
@@ -171,7 +173,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         if (homeLoop != null) {
             p.addLast("home-loop", homeLoop);
         }
-        p.addLast("ws-cumulation", CompositeCumulation.INSTANCE);
+        p.addLast("frame-decoder-swap", frameDecoderSwap);
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         if (access != null) {
             p.addLast("access", new AccessEnforcer(access));

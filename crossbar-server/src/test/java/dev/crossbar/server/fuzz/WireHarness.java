@@ -2,6 +2,7 @@ package dev.crossbar.server.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,12 +14,14 @@ import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.transport.ConnectionLimiter;
 import dev.crossbar.server.transport.CrossbarInitializer;
+import dev.crossbar.server.websocket.FrameDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.io.ByteArrayOutputStream;
@@ -63,6 +66,8 @@ final class WireHarness {
         ByteArrayOutputStream toFuzzed = new ByteArrayOutputStream();
         try {
             peer.writeInbound(Unpooled.copiedBuffer(UPGRADE, StandardCharsets.US_ASCII));
+            assertInstanceOf(FrameDecoder.class, peer.pipeline().get(WebSocketFrameDecoder.class),
+                    "the relay's frame decoder in place of Netty's after the upgrade");
             if (upgradeFirst) {
                 fuzzed.writeInbound(Unpooled.copiedBuffer(UPGRADE, StandardCharsets.US_ASCII));
             }

@@ -1,0 +1,49 @@
+package dev.crossbar.server.transport;
+
+import dev.crossbar.server.websocket.FrameDecoder;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
+
+/**
+ * Once the upgrade is done, puts the relay's {@link FrameDecoder} where Netty's handshake put its
+ * own frame decoder, then removes itself.
+ *
+ * <p>Why: Netty's decoder copies each payload out of the socket reads and then unmasks it in a
+ * second pass, into a buffer the JDK has zeroed; for 1 MiB messages those passes were a quarter of
+ * the relay's CPU (docs/benchmarks.md). The relay's decoder unmasks while it copies, and gathers a
+ * frame that spans many reads as a list of them rather than one growing buffer.
+ *
+ * <p>Safe at this point: the handshake event follows, in the same call, the completed write of the
+ * 101 response and the removal of the HTTP codec, and a client may send no frame before it has read
+ * that response (RFC 6455 section 4.1), so Netty's decoder has not been given a byte. (A client
+ * that sends frames early, while the response is still being written, may find its first frame
+ * misread and its own connection closed; {@code replace} passes whatever bytes Netty's decoder
+ * held on to this one.) Handles no messages: only the handshake event, which it passes on.
+ */
+@Sharable
+final class FrameDecoderSwap extends ChannelInboundHandlerAdapter {
+
+    private final long maxFramePayloadLength;
+
+    /** @param maxFramePayloadLength the largest frame payload a client may send (the message limit) */
+    FrameDecoderSwap(long maxFramePayloadLength) {
+        this.maxFramePayloadLength = maxFramePayloadLength;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof HandshakeComplete) {
+            ChannelHandlerContext netty = ctx.pipeline().context(WebSocketFrameDecoder.class);
+            if (netty != null && !(netty.handler() instanceof FrameDecoder)) {
+                ctx.pipeline().replace(netty.name(), netty.name(), new FrameDecoder(maxFramePayloadLength));
+            }
+            ctx.fireUserEventTriggered(evt);
+            ctx.pipeline().remove(this);
+        } else {
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+}

@@ -1,0 +1,255 @@
+package dev.crossbar.server.websocket;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Decodes a client's RFC 6455 frames into Netty's frame objects, as Netty's
+ * {@code WebSocket08FrameDecoder} does with the relay's settings (masked frames only, no
+ * extensions, a violation answered with a close frame and the connection closed), with one
+ * difference: each payload is unmasked while it is copied out of the socket reads
+ * ({@link UnmaskingCopy}), one pass over its bytes instead of two.
+ *
+ * <p>Checks, each answered with a close frame carrying the code and the reason, then the channel
+ * closed and a {@link CorruptedWebSocketFrameException} thrown: reserved bits (1002), an unmasked
+ * frame (1002), a fragmented or oversized (over 125 bytes) control frame, a reserved opcode, a
+ * close frame of one byte or with an invalid code (1002) or a reason that is not UTF-8 (1007), a
+ * continuation with no message to continue, a new message inside a fragmented one, a length not in
+ * its shortest encoding (1002), and a frame longer than {@code maxFramePayloadLength} (1009: the
+ * whole message's limit is {@code MessageAssembler}'s). After a close frame or a violation, every
+ * further byte is skipped. Text is left to Netty's {@code Utf8FrameValidator}, after this handler.
+ *
+ * <p>The relay swaps it in for Netty's decoder when the upgrade completes, before any frame has
+ * been read ({@code transport.FrameDecoderSwap}); it gathers a frame that spans many socket reads
+ * as a composite of them, which it copies out of once.
+ *
+ * <p>Ownership: the gathered reads are {@link ByteToMessageDecoder}'s; each frame passed on owns a
+ * new buffer, which the handler that consumes the frame releases.
+ */
+public final class FrameDecoder extends ByteToMessageDecoder implements WebSocketFrameDecoder {
+
+    private static final int OPCODE_CONTINUATION = 0x0;
+    private static final int OPCODE_TEXT = 0x1;
+    private static final int OPCODE_BINARY = 0x2;
+    private static final int OPCODE_CLOSE = 0x8;
+    private static final int OPCODE_PING = 0x9;
+    private static final int OPCODE_PONG = 0xA;
+    private static final int MAX_CONTROL_PAYLOAD = 125;
+
+    private final long maxFramePayloadLength;
+
+    /** A header has been read and the payload it announced is awaited. */
+    private boolean inPayload;
+    private boolean fin;
+    private int opcode;
+    private int payloadLength;
+    private int maskKey;
+    /** Inside a fragmented message: the next data frame must be a continuation. */
+    private boolean fragmented;
+    /** A close frame was read, or a violation found: the rest of the stream is skipped. */
+    private boolean done;
+    private boolean closeReceived;
+
+    /** @param maxFramePayloadLength the largest payload one frame may announce; more is closed with 1009 */
+    public FrameDecoder(long maxFramePayloadLength) {
+        if (maxFramePayloadLength <= 0 || maxFramePayloadLength > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("maxFramePayloadLength: " + maxFramePayloadLength
+                    + " (expected: 1 to " + Integer.MAX_VALUE + ")");
+        }
+        this.maxFramePayloadLength = maxFramePayloadLength;
+        setCumulator(COMPOSITE_CUMULATOR);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (done) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        if (!inPayload && !readHeader(ctx, in)) {
+            return;
+        }
+        if (in.readableBytes() < payloadLength) {
+            return;
+        }
+        inPayload = false;
+        ByteBuf payload = payloadLength == 0 ? Unpooled.EMPTY_BUFFER
+                : UnmaskingCopy.copy(ctx.alloc(), in, payloadLength, maskKey);
+        out.add(frame(ctx, in, payload));
+    }
+
+    /** Reads a whole header if it has arrived (checking it as far as it goes); false to wait for more. */
+    private boolean readHeader(ChannelHandlerContext ctx, ByteBuf in) {
+        if (in.readableBytes() < 2) {
+            return false;
+        }
+        int start = in.readerIndex();
+        int b0 = in.getUnsignedByte(start);
+        int b1 = in.getUnsignedByte(start + 1);
+        boolean finalFragment = (b0 & 0x80) != 0;
+        int code = b0 & 0x0F;
+        int length7 = b1 & 0x7F;
+        checkFirstBytes(ctx, in, b0, b1, finalFragment, code, length7);
+
+        int lengthBytes = length7 == 126 ? 2 : length7 == 127 ? 8 : 0;
+        if (in.readableBytes() < 2 + lengthBytes) {
+            return false;
+        }
+        long length;
+        if (lengthBytes == 2) {
+            length = in.getUnsignedShort(start + 2);
+            if (length < 126) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR,
+                        "invalid data frame length (not using minimal length encoding)");
+            }
+        } else if (lengthBytes == 8) {
+            length = in.getLong(start + 2);
+            if (length < 0) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "invalid data frame length (negative length)");
+            }
+            if (length < 65536) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR,
+                        "invalid data frame length (not using minimal length encoding)");
+            }
+        } else {
+            length = length7;
+        }
+        if (length > maxFramePayloadLength) {
+            violation(ctx, in, WebSocketCloseStatus.MESSAGE_TOO_BIG,
+                    "Max frame length of " + maxFramePayloadLength + " has been exceeded.");
+        }
+        if (in.readableBytes() < 2 + lengthBytes + 4) {
+            return false;
+        }
+        maskKey = in.getInt(start + 2 + lengthBytes);
+        in.skipBytes(2 + lengthBytes + 4);
+        fin = finalFragment;
+        opcode = code;
+        payloadLength = (int) length;
+        inPayload = true;
+        return true;
+    }
+
+    /** The checks the first two bytes allow, in the order Netty's decoder makes them. */
+    private void checkFirstBytes(ChannelHandlerContext ctx, ByteBuf in, int b0, int b1, boolean finalFragment,
+                                 int code, int length7) {
+        int rsv = (b0 & 0x70) >> 4;
+        if (rsv != 0) {
+            violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "RSV != 0 and no extension negotiated, RSV:" + rsv);
+        }
+        if ((b1 & 0x80) == 0) {
+            violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "received a frame that is not masked as expected");
+        }
+        if (code > 7) {
+            if (!finalFragment) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "fragmented control frame");
+            }
+            if (length7 > MAX_CONTROL_PAYLOAD) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "control frame with payload length > 125 octets");
+            }
+            if (code != OPCODE_CLOSE && code != OPCODE_PING && code != OPCODE_PONG) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "control frame using reserved opcode " + code);
+            }
+            if (code == OPCODE_CLOSE && length7 == 1) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "received close control frame with payload len 1");
+            }
+        } else {
+            if (code != OPCODE_CONTINUATION && code != OPCODE_TEXT && code != OPCODE_BINARY) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "data frame using reserved opcode " + code);
+            }
+            if (!fragmented && code == OPCODE_CONTINUATION) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR,
+                        "received continuation data frame outside fragmented message");
+            }
+            if (fragmented && code != OPCODE_CONTINUATION) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR,
+                        "received non-continuation data frame while inside fragmented message");
+            }
+        }
+    }
+
+    /** The frame for the payload just read; takes ownership of {@code payload}. */
+    private WebSocketFrame frame(ChannelHandlerContext ctx, ByteBuf in, ByteBuf payload) {
+        switch (opcode) {
+            case OPCODE_PING:
+                return new PingWebSocketFrame(true, 0, payload);
+            case OPCODE_PONG:
+                return new PongWebSocketFrame(true, 0, payload);
+            case OPCODE_CLOSE:
+                done = true;
+                closeReceived = true;
+                checkCloseBody(ctx, in, payload);
+                return new CloseWebSocketFrame(true, 0, payload);
+            default:
+                fragmented = !fin; // control frames may come between fragments: only data frames change it
+                return opcode == OPCODE_TEXT ? new TextWebSocketFrame(fin, 0, payload)
+                        : opcode == OPCODE_BINARY ? new BinaryWebSocketFrame(fin, 0, payload)
+                        : new ContinuationWebSocketFrame(fin, 0, payload);
+        }
+    }
+
+    /** A close frame's body is empty, or a valid status code and a UTF-8 reason; releases {@code body} if not. */
+    private void checkCloseBody(ChannelHandlerContext ctx, ByteBuf in, ByteBuf body) {
+        if (!body.isReadable()) {
+            return;
+        }
+        try {
+            int code = body.getShort(body.readerIndex()); // signed, as Netty's check takes it
+            if (!WebSocketCloseStatus.isValidStatusCode(code)) {
+                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "Invalid close frame getStatus code: " + code);
+            }
+            if (body.readableBytes() > 2 && !isUtf8(body.nioBuffer(body.readerIndex() + 2, body.readableBytes() - 2))) {
+                violation(ctx, in, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "bytes are not UTF-8");
+            }
+        } catch (CorruptedWebSocketFrameException e) {
+            body.release();
+            throw e;
+        }
+    }
+
+    private static boolean isUtf8(ByteBuffer bytes) {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(bytes);
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Answers a violation as Netty's decoder does: skips everything, sends a close frame with
+     * {@code status} and {@code reason} (nothing after the client's own close frame), closes the
+     * channel once it is written, and throws, so that the pipeline sees the error.
+     */
+    private void violation(ChannelHandlerContext ctx, ByteBuf in, WebSocketCloseStatus status, String reason) {
+        done = true;
+        inPayload = false;
+        in.skipBytes(in.readableBytes());
+        if (ctx.channel().isActive()) {
+            Object close = closeReceived ? Unpooled.EMPTY_BUFFER : new CloseWebSocketFrame(status, reason);
+            ctx.writeAndFlush(close).addListener(ChannelFutureListener.CLOSE);
+        }
+        throw new CorruptedWebSocketFrameException(status, reason);
+    }
+}

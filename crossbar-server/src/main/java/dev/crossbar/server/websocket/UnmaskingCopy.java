@@ -1,0 +1,118 @@
+package dev.crossbar.server.websocket;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Copies a client frame's masked payload out of what the socket reads gathered and unmasks it in
+ * the same pass: each 8 bytes read once, XORed with the key, written once.
+ *
+ * <p>Why: Netty's decoder copies the payload into a new buffer, then unmasks that buffer in place,
+ * a second pass; profiled on 1 MiB messages the two passes were a quarter of the relay's CPU
+ * (docs/benchmarks.md). The loop works on NIO views of the buffers, 8 bytes at a time in the
+ * machine's byte order.
+ */
+final class UnmaskingCopy {
+
+    private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
+    /**
+     * Payloads from this size are unmasked in one pass over NIO views. Smaller ones are copied, then
+     * unmasked in place through the buffer's own accessors, as Netty does: as fast for a few dozen
+     * bytes (UnmaskLoopBenchmark), and without the 100-200 bytes of view objects a buffer's first
+     * NIO view costs, which would be most of a small message's garbage.
+     */
+    static final int ONE_PASS_FROM_BYTES = 1024;
+
+    private UnmaskingCopy() {
+    }
+
+    /**
+     * A new buffer holding the {@code length} bytes at {@code in}'s reader index XORed with
+     * {@code key} (RFC 6455 section 5.3: byte i with key byte i mod 4, big-endian); advances
+     * {@code in}'s reader index past them. The caller owns the returned buffer; {@code in} stays the
+     * caller's.
+     */
+    static ByteBuf copy(ByteBufAllocator alloc, ByteBuf in, int length, int key) {
+        ByteBuf out = alloc.buffer(length);
+        try {
+            int from = in.readerIndex();
+            if (key == 0 || length < ONE_PASS_FROM_BYTES || out.nioBufferCount() != 1) {
+                in.getBytes(from, out, length); // the source's copy: direct to direct, it allocates nothing
+                if (key != 0) {
+                    unmaskInPlace(out, key);
+                }
+            } else {
+                ByteBuffer dst = out.internalNioBuffer(0, length);
+                ByteOrder dstOrder = dst.order();
+                dst.order(NATIVE);
+                try {
+                    int at = dst.position();
+                    if (in.nioBufferCount() == 1) {
+                        xor(in.internalNioBuffer(from, length), dst, at, key);
+                    } else {
+                        for (ByteBuffer src : in.nioBuffers(from, length)) {
+                            int n = src.remaining();
+                            xor(src, dst, at, key);
+                            at += n;
+                            key = Integer.rotateLeft(key, 8 * (n & 3)); // the key byte the next piece starts with
+                        }
+                    }
+                } finally {
+                    dst.order(dstOrder);
+                }
+                out.writerIndex(length);
+            }
+            in.readerIndex(from + length);
+            return out;
+        } catch (RuntimeException | Error e) {
+            out.release();
+            throw e;
+        }
+    }
+
+    /**
+     * XORs {@code src}'s remaining bytes into {@code dst} from {@code at}, the first with
+     * {@code key}'s most significant byte. Longs in the machine's own byte order: measured
+     * ({@code UnmaskLoopBenchmark}) about three times as fast as big-endian ones, which cost a byte
+     * swap each. Leaves {@code src}'s order as it found it (it may
+     * be a buffer's internal view).
+     */
+    private static void xor(ByteBuffer src, ByteBuffer dst, int at, int key) {
+        ByteOrder srcOrder = src.order();
+        src.order(NATIVE);
+        try {
+            long k = key & 0xFFFF_FFFFL;
+            long mask = k << 32 | k; // big-endian: the key's bytes in wire order, twice
+            if (NATIVE == ByteOrder.LITTLE_ENDIAN) {
+                mask = Long.reverseBytes(mask);
+            }
+            int s = src.position();
+            int n = src.remaining();
+            int i = 0;
+            for (; i <= n - 8; i += 8) {
+                dst.putLong(at + i, src.getLong(s + i) ^ mask);
+            }
+            for (; i < n; i++) { // the last 0-7 bytes; i is a multiple of 8 plus i & 3 into the key
+                dst.put(at + i, (byte) (src.get(s + i) ^ (key >>> (24 - 8 * (i & 3)))));
+            }
+        } finally {
+            src.order(srcOrder);
+        }
+    }
+
+    /** Small payloads, and a buffer in more than one piece (not one this relay's allocators make). */
+    private static void unmaskInPlace(ByteBuf buf, int key) {
+        long k = key & 0xFFFF_FFFFL;
+        long mask = k << 32 | k;
+        int i = buf.readerIndex();
+        int end = buf.writerIndex();
+        for (; i <= end - 8; i += 8) {
+            buf.setLong(i, buf.getLong(i) ^ mask);
+        }
+        for (int j = 0; i < end; i++, j++) {
+            buf.setByte(i, buf.getByte(i) ^ (int) (mask >>> (56 - 8 * j)));
+        }
+    }
+}

@@ -1,0 +1,261 @@
+package dev.crossbar.server.websocket;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.WebSocket08FrameDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.util.ReferenceCountUtil;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay's frame decoder on its own: payloads come out unmasked, byte for byte, however the
+ * socket splits the frames; and on random streams of valid and invalid frames it decodes, closes
+ * and fails exactly as Netty's {@link WebSocket08FrameDecoder} does with the relay's settings.
+ */
+class FrameDecoderTest {
+
+    private static final int MAX = 1 << 20;
+
+    @Test
+    void unmasksEveryLengthHoweverTheReadsSplitIt() {
+        Random random = new Random(42);
+        int[] lengths = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 125, 126, 127, 1023, 1024, 1025, 1031, 4600, 65535,
+            65536, 65537, MAX}; // both sides of UnmaskingCopy.ONE_PASS_FROM_BYTES
+        for (int length : lengths) {
+            for (int split : new int[] {0, 1, 3, 7, 1000, 65536}) {
+                byte[] payload = new byte[length];
+                random.nextBytes(payload);
+                int key = random.nextInt();
+                byte[] wire = frame(0x82, payload, key);
+                EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX));
+                if (split == 0 || (split < 1000 && length > 5000)) { // many tiny reads of a big frame: slow, and no new case
+                    ch.writeInbound(Unpooled.wrappedBuffer(wire));
+                } else {
+                    for (int at = 0; at < wire.length; at += split) { // reads of split bytes, the last shorter
+                        int n = Math.min(split, wire.length - at);
+                        // Direct reads, as the socket gives, and heap ones (any buffer must do).
+                        ByteBuf read = split % 2 == 1 ? Unpooled.directBuffer(n) : Unpooled.buffer(n);
+                        ch.writeInbound(read.writeBytes(wire, at, n));
+                    }
+                }
+                BinaryWebSocketFrame frame = ch.readInbound();
+                try {
+                    assertTrue(frame.isFinalFragment());
+                    assertArrayEquals(payload, ByteBufUtil.getBytes(frame.content()),
+                            length + " bytes in reads of " + split);
+                } finally {
+                    frame.release();
+                }
+                assertNull(ch.readInbound());
+                assertFalse(ch.finish());
+            }
+        }
+    }
+
+    @Test
+    void aFrameOverTheLimitIsClosedWith1009() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1000));
+        ByteBuf header = Unpooled.wrappedBuffer(new byte[] {(byte) 0x82, (byte) (0x80 | 126), 0x03, (byte) 0xE9});
+        CorruptedWebSocketFrameException e = assertThrows(CorruptedWebSocketFrameException.class,
+                () -> ch.writeInbound(header)); // 1001 bytes announced: refused before the mask key arrives
+        assertEquals(1009, e.closeStatus().code());
+        CloseWebSocketFrame close = ch.readOutbound();
+        try {
+            assertEquals(1009, close.statusCode());
+            assertEquals("Max frame length of 1000 has been exceeded.", close.reasonText());
+        } finally {
+            close.release();
+        }
+        assertFalse(ch.isActive());
+        assertFalse(ch.finishAndReleaseAll());
+    }
+
+    @Test
+    void aCloseReasonThatEndsInsideAUtf8SequenceIsClosedWith1007() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX));
+        byte[] close = frame(0x88, new byte[] {0x03, (byte) 0xE8, 'o', 'k', (byte) 0xE2, (byte) 0x82}, 0x1234_5678);
+        CorruptedWebSocketFrameException e = assertThrows(CorruptedWebSocketFrameException.class,
+                () -> ch.writeInbound(Unpooled.wrappedBuffer(close)));
+        assertEquals(1007, e.closeStatus().code());
+        ByteBuf nothing = ch.readOutbound(); // after the client's close frame, no close frame of ours
+        try {
+            assertEquals(0, nothing.readableBytes());
+        } finally {
+            nothing.release();
+        }
+        assertNull(ch.readInbound());
+        assertFalse(ch.isActive());
+        assertFalse(ch.finishAndReleaseAll());
+    }
+
+    /** Random streams of frames, valid and not, split at random, through both decoders. */
+    @Test
+    void decodesClosesAndFailsAsNettysDecoderDoes() {
+        Random random = new Random(7);
+        for (int stream = 0; stream < 3000; stream++) {
+            byte[] wire = randomStream(random);
+            List<Integer> splits = new ArrayList<>();
+            for (int at = 0; at < wire.length; ) {
+                int n = 1 + random.nextInt(random.nextBoolean() ? 4 : 300);
+                splits.add(Math.min(n, wire.length - at));
+                at += n;
+            }
+            WebSocketDecoderConfig config = WebSocketDecoderConfig.newBuilder().maxFramePayloadLength(200)
+                    .expectMaskedFrames(true).allowMaskMismatch(false).allowExtensions(false)
+                    .closeOnProtocolViolation(true).build();
+            String netty = run(new EmbeddedChannel(new WebSocket08FrameDecoder(config)), wire, splits);
+            String ours = run(new EmbeddedChannel(new FrameDecoder(200)), wire, splits);
+            assertEquals(netty, ours, "stream " + stream + ": " + ByteBufUtil.hexDump(wire));
+        }
+    }
+
+    /** What a decoder did with the stream: frames passed on, what it wrote, the error, whether the channel is open. */
+    private static String run(EmbeddedChannel ch, byte[] wire, List<Integer> splits) {
+        StringBuilder log = new StringBuilder();
+        int at = 0;
+        for (int n : splits) {
+            if (!ch.isOpen()) {
+                break;
+            }
+            try {
+                ch.writeInbound(Unpooled.copiedBuffer(wire, at, n));
+            } catch (CorruptedWebSocketFrameException e) {
+                log.append("error ").append(e.closeStatus().code()).append(' ').append(e.getMessage()).append('\n');
+            }
+            at += n;
+            for (Object in; (in = ch.readInbound()) != null; ) {
+                WebSocketFrame f = (WebSocketFrame) in;
+                log.append(f.getClass().getSimpleName()).append(f.isFinalFragment() ? " fin " : " more ")
+                        .append(f.rsv()).append(' ').append(ByteBufUtil.hexDump(f.content())).append('\n');
+                f.release();
+            }
+            for (Object out; (out = ch.readOutbound()) != null; ) {
+                if (out instanceof CloseWebSocketFrame close) {
+                    log.append("sent close ").append(close.statusCode()).append(' ').append(close.reasonText()).append('\n');
+                } else {
+                    log.append("sent ").append(ByteBufUtil.hexDump((ByteBuf) out)).append('\n');
+                }
+                ReferenceCountUtil.release(out);
+            }
+        }
+        log.append(ch.isActive() ? "open" : "closed");
+        ch.finishAndReleaseAll();
+        return log.toString();
+    }
+
+    /** A few frames, mostly valid; each header bit pattern that a decoder must refuse turns up now and then. */
+    private static byte[] randomStream(Random random) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int frames = 1 + random.nextInt(6);
+        for (int i = 0; i < frames; i++) {
+            int opcode = switch (random.nextInt(10)) {
+                case 0 -> 0x0;
+                case 1 -> 0x1;
+                case 2 -> 0x8;
+                case 3 -> 0x9;
+                case 4 -> 0xA;
+                case 5 -> random.nextInt(16); // reserved ones too
+                default -> 0x2;
+            };
+            boolean fin = random.nextInt(4) != 0;
+            int rsv = random.nextInt(30) == 0 ? 1 + random.nextInt(7) : 0;
+            int length = switch (random.nextInt(8)) {
+                case 0 -> random.nextInt(2);
+                case 1 -> 126 + random.nextInt(200);
+                default -> random.nextInt(130);
+            };
+            byte[] payload = new byte[length];
+            random.nextBytes(payload);
+            if (opcode == 0x8 && length >= 2 && random.nextBoolean()) { // a close body: a code, maybe valid
+                int code = random.nextBoolean() ? 1000 + random.nextInt(12) : random.nextInt(70000);
+                payload[0] = (byte) (code >> 8);
+                payload[1] = (byte) code;
+                // A reason in letters, now and then a random byte, never last: a reason that ends inside a
+                // UTF-8 sequence is the one difference (Netty's check lets it pass; 1007 here, tested above).
+                for (int j = 2; j < length; j++) {
+                    payload[j] = j < length - 1 && random.nextInt(20) == 0 ? payload[j] : (byte) ('a' + random.nextInt(26));
+                }
+            }
+            if (opcode == 0x8 && length >= 3) {
+                payload[length - 1] = 'z'; // (see above)
+            }
+            boolean masked = random.nextInt(40) != 0;
+            int b0 = (fin ? 0x80 : 0) | rsv << 4 | opcode;
+            out.writeBytes(masked ? frame(b0, payload, random.nextInt()) : unmasked(b0, payload, random));
+        }
+        return out.toByteArray();
+    }
+
+    /** A client frame: first byte {@code b0}, masked with {@code key}, its length in the shortest form. */
+    static byte[] frame(int b0, byte[] payload, int key) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(b0);
+        writeLength(out, 0x80, payload.length, false);
+        byte[] k = {(byte) (key >> 24), (byte) (key >> 16), (byte) (key >> 8), (byte) key};
+        out.writeBytes(k);
+        for (int i = 0; i < payload.length; i++) {
+            out.write(payload[i] ^ k[i & 3]);
+        }
+        return out.toByteArray();
+    }
+
+    /** An unmasked frame, its length sometimes in a longer form than needed (both are violations). */
+    private static byte[] unmasked(int b0, byte[] payload, Random random) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(b0);
+        writeLength(out, 0, payload.length, random.nextBoolean());
+        out.writeBytes(payload);
+        return out.toByteArray();
+    }
+
+    private static void writeLength(ByteArrayOutputStream out, int maskBit, int length, boolean longForm) {
+        if (length < 126 && !longForm) {
+            out.write(maskBit | length);
+        } else if (length <= 0xFFFF) {
+            out.write(maskBit | 126);
+            out.write(length >> 8);
+            out.write(length);
+        } else {
+            out.write(maskBit | 127);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                out.write((int) ((long) length >> shift));
+            }
+        }
+    }
+
+    @Test
+    void theTestsFrameHelperMasksAsRfc6455Says() {
+        // RFC 6455 section 5.7: a masked "Hello" from a client.
+        byte[] hello = frame(0x81, "Hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0x37fa213d);
+        assertArrayEquals(new byte[] {(byte) 0x81, (byte) 0x85, 0x37, (byte) 0xfa, 0x21, 0x3d, 0x7f, (byte) 0x9f,
+                0x4d, 0x51, 0x58}, hello);
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX));
+        ch.writeInbound(Unpooled.wrappedBuffer(hello));
+        WebSocketFrame text = ch.readInbound();
+        try {
+            assertInstanceOf(io.netty.handler.codec.http.websocketx.TextWebSocketFrame.class, text);
+            assertEquals("Hello", text.content().toString(java.nio.charset.StandardCharsets.US_ASCII));
+        } finally {
+            text.release();
+        }
+        assertFalse(ch.finish());
+    }
+}
