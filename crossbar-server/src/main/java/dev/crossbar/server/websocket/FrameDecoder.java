@@ -1,6 +1,7 @@
 package dev.crossbar.server.websocket;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -37,12 +39,16 @@ import java.util.List;
  * whole message's limit is {@code MessageAssembler}'s). After a close frame or a violation, every
  * further byte is skipped. Text is left to Netty's {@code Utf8FrameValidator}, after this handler.
  *
- * <p>The relay swaps it in for Netty's decoder when the upgrade completes, before any frame has
- * been read ({@code transport.FrameDecoderSwap}); it gathers a frame that spans many socket reads
- * as a composite of them, which it copies out of once.
+ * <p>A payload that is whole in what has been read is copied out in one go; one that arrives in
+ * pieces is taken piece by piece as it comes, into chunks of its own, so that no socket read is
+ * held while the rest is awaited ({@link #gather}), and passed on as a composite of its chunks.
  *
- * <p>Ownership: the gathered reads are {@link ByteToMessageDecoder}'s; each frame passed on owns a
- * new buffer, which the handler that consumes the frame releases.
+ * <p>The relay swaps it in for Netty's decoder when the upgrade completes, before any frame has
+ * been read ({@code transport.FrameDecoderSwap}).
+ *
+ * <p>Ownership: the reads are {@link ByteToMessageDecoder}'s; a payload's chunks are this
+ * decoder's until the frame is passed on (released here if the connection ends first); each frame
+ * passed on owns its buffer, which the handler that consumes the frame releases.
  */
 public final class FrameDecoder extends ByteToMessageDecoder implements WebSocketFrameDecoder {
 
@@ -54,6 +60,10 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     private static final int OPCODE_PONG = 0xA;
     private static final int MAX_CONTROL_PAYLOAD = 125;
 
+    /** Smallest and largest chunk a payload that arrives in pieces is gathered in (see {@link #gather}). */
+    static final int MIN_CHUNK = 4 * 1024;
+    static final int MAX_CHUNK = 64 * 1024;
+
     private final long maxFramePayloadLength;
 
     /** A header has been read and the payload it announced is awaited. */
@@ -62,6 +72,10 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     private int opcode;
     private int payloadLength;
     private int maskKey;
+    /** Payload bytes already taken, when the payload arrives in pieces; 0 otherwise. */
+    private int received;
+    /** Where they went: full chunks, then the one being filled. Created at the first payload in pieces. */
+    private List<ByteBuf> chunks;
     /** Inside a fragmented message: the next data frame must be a continuation. */
     private boolean fragmented;
     /** A close frame was read, or a violation found: the rest of the stream is skipped. */
@@ -87,13 +101,72 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
         if (!inPayload && !readHeader(ctx, in)) {
             return;
         }
-        if (in.readableBytes() < payloadLength) {
+        if (received == 0 && in.readableBytes() >= payloadLength) { // the whole payload is here: one copy
+            inPayload = false;
+            ByteBuf payload = payloadLength == 0 ? Unpooled.EMPTY_BUFFER
+                    : UnmaskingCopy.copy(ctx.alloc(), in, payloadLength, maskKey);
+            out.add(frame(ctx, in, payload));
             return;
         }
-        inPayload = false;
-        ByteBuf payload = payloadLength == 0 ? Unpooled.EMPTY_BUFFER
-                : UnmaskingCopy.copy(ctx.alloc(), in, payloadLength, maskKey);
-        out.add(frame(ctx, in, payload));
+        int n = Math.min(in.readableBytes(), payloadLength - received);
+        if (n > 0) {
+            gather(ctx, in, n);
+            if (received == payloadLength) {
+                inPayload = false;
+                out.add(frame(ctx, in, takeGathered(ctx)));
+            }
+        }
+    }
+
+    /**
+     * Takes {@code n} more bytes of a payload that is arriving in pieces: unmasks them into chunks
+     * of the payload's own, while they are fresh from the socket, and consumes them, so that no
+     * socket read is held while the rest of the frame is awaited. Holding the reads would cost the
+     * memory of every read buffer, however few bytes it carried: a client sending a large frame a
+     * byte at a time would make the relay hold a read buffer and its bookkeeping, a few hundred
+     * bytes, per byte. A chunk is sized to what has arrived (at least {@value #MIN_CHUNK} bytes, at
+     * most {@value #MAX_CHUNK}, never past the payload's end), so what is held is what was sent,
+     * plus at most one partly filled chunk.
+     */
+    private void gather(ChannelHandlerContext ctx, ByteBuf in, int n) {
+        if (chunks == null) {
+            chunks = new ArrayList<>(4);
+        }
+        while (n > 0) {
+            ByteBuf chunk = chunks.isEmpty() ? null : chunks.get(chunks.size() - 1);
+            if (chunk == null || !chunk.isWritable()) {
+                int size = Math.min(payloadLength - received, Math.max(MIN_CHUNK, Math.min(n, MAX_CHUNK)));
+                chunk = ctx.alloc().buffer(size, size);
+                chunks.add(chunk);
+            }
+            int k = Math.min(n, chunk.writableBytes());
+            // Payload byte i is XORed with key byte i mod 4: this piece starts at byte `received`.
+            UnmaskingCopy.append(in, k, Integer.rotateLeft(maskKey, 8 * (received & 3)), chunk);
+            received += k;
+            n -= k;
+        }
+    }
+
+    /** The gathered payload, one chunk or a composite of them; the caller owns it. */
+    private ByteBuf takeGathered(ChannelHandlerContext ctx) {
+        received = 0;
+        if (chunks.size() == 1) {
+            return chunks.remove(0);
+        }
+        CompositeByteBuf whole = ctx.alloc().compositeBuffer(chunks.size());
+        whole.addComponents(true, chunks); // takes them over
+        chunks.clear();
+        return whole;
+    }
+
+    /** A payload still being gathered when the connection ends is released with the decoder. */
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        if (chunks != null) {
+            chunks.forEach(ByteBuf::release);
+            chunks.clear();
+        }
+        received = 0;
     }
 
     /** Reads a whole header if it has arrived (checking it as far as it goes); false to wait for more. */

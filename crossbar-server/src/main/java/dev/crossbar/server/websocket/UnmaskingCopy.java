@@ -37,39 +37,48 @@ final class UnmaskingCopy {
     static ByteBuf copy(ByteBufAllocator alloc, ByteBuf in, int length, int key) {
         ByteBuf out = alloc.buffer(length);
         try {
-            int from = in.readerIndex();
-            if (key == 0 || length < ONE_PASS_FROM_BYTES || out.nioBufferCount() != 1) {
-                in.getBytes(from, out, length); // the source's copy: direct to direct, it allocates nothing
-                if (key != 0) {
-                    unmaskInPlace(out, key);
-                }
-            } else {
-                ByteBuffer dst = out.internalNioBuffer(0, length);
-                ByteOrder dstOrder = dst.order();
-                dst.order(NATIVE);
-                try {
-                    int at = dst.position();
-                    if (in.nioBufferCount() == 1) {
-                        xor(in.internalNioBuffer(from, length), dst, at, key);
-                    } else {
-                        for (ByteBuffer src : in.nioBuffers(from, length)) {
-                            int n = src.remaining();
-                            xor(src, dst, at, key);
-                            at += n;
-                            key = Integer.rotateLeft(key, 8 * (n & 3)); // the key byte the next piece starts with
-                        }
-                    }
-                } finally {
-                    dst.order(dstOrder);
-                }
-                out.writerIndex(length);
-            }
-            in.readerIndex(from + length);
+            append(in, length, key, out);
             return out;
         } catch (RuntimeException | Error e) {
             out.release();
             throw e;
         }
+    }
+
+    /**
+     * Writes the {@code length} bytes at {@code in}'s reader index, XORed with {@code key}, at
+     * {@code out}'s writer index; advances both indexes. {@code out} must have room for them.
+     */
+    static void append(ByteBuf in, int length, int key, ByteBuf out) {
+        int from = in.readerIndex();
+        int to = out.writerIndex();
+        if (key == 0 || length < ONE_PASS_FROM_BYTES || out.nioBufferCount() != 1) {
+            in.getBytes(from, out, length); // the source's copy: direct to direct, it allocates nothing
+            if (key != 0) {
+                unmaskInPlace(out, to, key);
+            }
+        } else {
+            ByteBuffer dst = out.internalNioBuffer(to, length);
+            ByteOrder dstOrder = dst.order();
+            dst.order(NATIVE);
+            try {
+                int at = dst.position();
+                if (in.nioBufferCount() == 1) {
+                    xor(in.internalNioBuffer(from, length), dst, at, key);
+                } else {
+                    for (ByteBuffer src : in.nioBuffers(from, length)) {
+                        int n = src.remaining();
+                        xor(src, dst, at, key);
+                        at += n;
+                        key = Integer.rotateLeft(key, 8 * (n & 3)); // the key byte the next piece starts with
+                    }
+                }
+            } finally {
+                dst.order(dstOrder);
+            }
+            out.writerIndex(to + length);
+        }
+        in.readerIndex(from + length);
     }
 
     /**
@@ -102,11 +111,11 @@ final class UnmaskingCopy {
         }
     }
 
-    /** Small payloads, and a buffer in more than one piece (not one this relay's allocators make). */
-    private static void unmaskInPlace(ByteBuf buf, int key) {
+    /** Small payloads, and a buffer in more than one piece: {@code buf}'s bytes from {@code from} on. */
+    private static void unmaskInPlace(ByteBuf buf, int from, int key) {
         long k = key & 0xFFFF_FFFFL;
         long mask = k << 32 | k;
-        int i = buf.readerIndex();
+        int i = from;
         int end = buf.writerIndex();
         for (; i <= end - 8; i += 8) {
             buf.setLong(i, buf.getLong(i) ^ mask);
