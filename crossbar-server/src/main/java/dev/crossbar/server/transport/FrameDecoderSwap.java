@@ -12,9 +12,9 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.Han
  * own frame decoder, then removes itself.
  *
  * <p>Why: Netty's decoder copies each payload out of the socket reads and then unmasks it in a
- * second pass, into a buffer the JDK has zeroed; for 1 MiB messages those passes were a quarter of
- * the relay's CPU (docs/benchmarks.md). The relay's decoder unmasks while it copies, and gathers a
- * frame that spans many reads as a list of them rather than one growing buffer.
+ * second pass; for 1 MiB messages those passes were a quarter of the relay's CPU
+ * (docs/benchmarks.md). The relay's decoder unmasks while it copies, and takes a payload that
+ * arrives over many reads as it comes, so that it holds no read while waiting for the rest.
  *
  * <p>Safe at this point: the handshake event follows, in the same call, the completed write of the
  * 101 response and the removal of the HTTP codec, and a client may send no frame before it has read

@@ -89,6 +89,8 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
                     + " (expected: 1 to " + Integer.MAX_VALUE + ")");
         }
         this.maxFramePayloadLength = maxFramePayloadLength;
+        // What is left between reads is at most a header's first bytes; a composite adds the next
+        // read to them without copying it, as merging into one buffer would.
         setCumulator(COMPOSITE_CUMULATOR);
     }
 
