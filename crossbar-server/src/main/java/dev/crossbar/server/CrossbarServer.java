@@ -94,6 +94,8 @@ public final class CrossbarServer implements AutoCloseable {
     private final SessionRegistry pairs;
     /** Sessions across nodes, or null for a node on its own. */
     private SessionLink sessionLink;
+    /** Whether start and stop are logged (not for the warm-up's relay). */
+    private boolean announce = true;
 
     private CrossbarServer(ServerConfig config) {
         this.config = config;
@@ -130,6 +132,18 @@ public final class CrossbarServer implements AutoCloseable {
      * @throws StartException with one line saying why (address in use, unknown host, ...)
      */
     public static CrossbarServer start(ServerConfig config) {
+        return start(config, true);
+    }
+
+    /**
+     * As {@link #start}, without the lines that announce the relay's start and stop: for a relay
+     * the process runs for itself, out of the operator's sight (the JIT warm-up).
+     */
+    public static CrossbarServer startQuietly(ServerConfig config) {
+        return start(config, false);
+    }
+
+    private static CrossbarServer start(ServerConfig config, boolean announce) {
         requireNonNull(config, "config");
         CrossbarServer server;
         try {
@@ -137,6 +151,7 @@ public final class CrossbarServer implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new StartException(e.getMessage(), e);
         }
+        server.announce = announce;
         try {
             server.bind();
         } catch (RuntimeException e) {
@@ -202,10 +217,12 @@ public final class CrossbarServer implements AutoCloseable {
         // One line that says where to look: statistics, metrics and health, on the admin address if any.
         String look = adminChannel != null ? url("http", (InetSocketAddress) adminChannel.localAddress())
                 : url(tls != null ? "https" : "http", localAddress());
-        log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes); "
-                        + "statistics {}/stats, metrics {}/metrics, health {}/healthz",
-                describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes(),
-                look, look, look);
+        if (announce) {
+            log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes); "
+                            + "statistics {}/stats, metrics {}/metrics, health {}/healthz",
+                    describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes(),
+                    look, look, look);
+        }
         startSessionLink();
         if (tls != null) {
             log.info("TLS on ({}): wss:// and https:// only; certificate {} expires {}", tls.providerName(),
@@ -420,7 +437,9 @@ public final class CrossbarServer implements AutoCloseable {
             cluster.close();
         }
         shutdownGroups();
-        log.info("Crossbar stopped ({} clients closed)", open);
+        if (announce) {
+            log.info("Crossbar stopped ({} clients closed)", open);
+        }
     }
 
     private void shutdownGroups() {

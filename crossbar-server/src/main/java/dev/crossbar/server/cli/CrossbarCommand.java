@@ -7,6 +7,7 @@ import dev.crossbar.server.auth.AuthConfig;
 import dev.crossbar.server.auth.VerificationKeys;
 import dev.crossbar.server.tls.TlsConfig;
 import dev.crossbar.server.tls.TlsProvider;
+import dev.crossbar.server.warmup.JitWarmup;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -105,6 +108,11 @@ public final class CrossbarCommand implements Callable<Integer> {
             defaultValue = "3s", description = "On SIGTERM, how long clients get to close after 1001 (default ${DEFAULT-VALUE}).")
     Duration shutdownGrace;
 
+    @Option(names = "--warm-up", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "2s", description = "Before listening, carry traffic this long through a relay of its own on "
+                    + "loopback, so the first clients meet compiled code (default ${DEFAULT-VALUE}; 0 skips it; at most 5m).")
+    Duration warmUp;
+
     @Option(names = "--max-connections", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_CONNECTIONS,
             description = "Connections at once; beyond it new ones get 503 before the upgrade (default ${DEFAULT-VALUE}).")
     int maxConnections;
@@ -150,6 +158,10 @@ public final class CrossbarCommand implements Callable<Integer> {
     // ---- Access control (off unless a key is given) and TLS; see docs/operations.md ----
 
     /** Environment variables holding the HS256 secret: ours, then the original crossbar's. */
+    private static final Logger log = LoggerFactory.getLogger(CrossbarCommand.class);
+    /** The longest --warm-up: minutes of it would only delay the start. */
+    static final Duration MAX_WARM_UP = Duration.ofMinutes(5);
+
     static final List<String> SECRET_ENV = List.of("CROSSBAR_AUTH_SECRET", "CROSSBAR_SECRET");
     /** Environment variables holding the audience: ours, then the original crossbar's. */
     static final List<String> AUDIENCE_ENV = List.of("CROSSBAR_AUTH_AUDIENCE", "CROSSBAR_AUDIENCE");
@@ -353,6 +365,13 @@ public final class CrossbarCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             System.err.println("crossbar: " + e.getMessage());
             return 2;
+        }
+        if (warmUp.isNegative() || warmUp.compareTo(MAX_WARM_UP) > 0) {
+            System.err.println("crossbar: --warm-up: " + warmUp + " (expected: 0 to " + MAX_WARM_UP.toMinutes() + "m)");
+            return 2;
+        }
+        if (!warmUp.isZero()) {
+            log.info(JitWarmup.run(config, warmUp).describe());
         }
         CrossbarServer server;
         try {

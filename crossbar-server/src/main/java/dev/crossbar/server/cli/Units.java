@@ -39,6 +39,9 @@ final class Units {
     /** Parses {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}, or ISO-8601 ({@code PT30S}). */
     static Duration parseDuration(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.equals("0")) {
+            return Duration.ZERO; // "none", with no unit needed
+        }
         try {
             if (t.startsWith("pt") || t.startsWith("p")) {
                 return Duration.parse(text.trim().toUpperCase(Locale.ROOT));

@@ -1,0 +1,226 @@
+package dev.crossbar.server.warmup;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.crossbar.server.CrossbarServer;
+import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.transport.Transport;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs the relay's hot path for a while before the relay opens its port: a relay of its own with
+ * the deployed one's event loops, transport and message limit, on an ephemeral loopback port,
+ * carries a mesh of small binary and text messages, a fan-out of 4,600-byte ones to more members
+ * than one loop takes (so the hand-off between loops runs too), and now and then a 64 KiB message,
+ * one frame per write, then is shut down.
+ *
+ * <p>Why: the JIT compiles a method after thousands of calls. At the rates a lab relay often sees
+ * (a camera at 30 frames a second to ten viewers, say), that takes minutes, and until then the
+ * relay runs interpreted or lightly compiled code and its compiler threads compete with the event
+ * loops: measured, a relay 5 s after start spent 6x the CPU per delivery of a Rust peer, and one
+ * 120 s after start 1.5x. Compiled code is shared by every instance of a class, so what this relay
+ * compiles serves the real one. The cost is paid once, at start ({@code --warm-up}, 0 skips it).
+ *
+ * <p>It never stops the relay from starting: whatever goes wrong ends the warm-up early and is
+ * reported in the {@link Report}. Nothing of it outlives {@link #run}: its relay, clients and
+ * threads are closed, and every buffer it sent or received is released.
+ */
+public final class JitWarmup {
+
+    static final String MESH_PATH = "/warm-up/mesh";
+    static final String FANOUT_IN = "/in/warm-up/fan-out";
+    static final String FANOUT_OUT = "/out/warm-up/fan-out";
+    static final int MESH_MEMBERS = 4;
+    /** More than the default home-loop share (16), so that members land on every loop. */
+    static final int FANOUT_SUBSCRIBERS = 20;
+    static final int SMALL_BYTES = 64;
+    static final int VIDEO_BYTES = 4_600;
+    static final int LARGE_BYTES = 64 * 1024;
+    /** A round is one message from each mesh member in each type, and one to the fan-out. */
+    private static final int ROUNDS_IN_FLIGHT = 8;
+    private static final int LARGE_EVERY_ROUNDS = 16;
+    /** How long a round may wait for its deliveries before the warm-up gives up. */
+    private static final Duration STALL = Duration.ofSeconds(5);
+
+    private JitWarmup() {
+    }
+
+    /**
+     * What the warm-up did.
+     *
+     * @param messages   messages sent to its relay
+     * @param expected   deliveries those messages owed
+     * @param delivered  deliveries its clients received
+     * @param elapsed    from start to everything closed
+     * @param stoppedBy  null if it ran its course; else why it ended early
+     */
+    public record Report(long messages, long expected, long delivered, Duration elapsed, String stoppedBy) {
+
+        /** One line for the log. */
+        public String describe() {
+            String line = String.format("JIT warm-up: %,d messages relayed to %,d receivers over loopback in %.1f s",
+                    messages, delivered, elapsed.toMillis() / 1000.0);
+            return stoppedBy == null ? line : line + " (ended early: " + stoppedBy + ")";
+        }
+    }
+
+    /**
+     * Carries traffic through a relay like {@code deployed} for about {@code duration} (after its
+     * clients have connected), then closes it. Blocks; call before the deployed relay starts.
+     */
+    public static Report run(ServerConfig deployed, Duration duration) {
+        requireNonNull(deployed, "deployed");
+        requireNonNull(duration, "duration");
+        long start = System.nanoTime();
+        Transport transport = Transport.select(deployed.preferNativeTransport());
+        EventLoopGroup clients = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("crossbar-warm-up"),
+                transport.ioHandlerFactory());
+        AtomicLong received = new AtomicLong();
+        Traffic traffic = new Traffic(received, deployed.maxMessageBytes());
+        String stoppedBy = null;
+        CrossbarServer relay = null;
+        List<WarmupClient> connected = new ArrayList<>();
+        try {
+            relay = CrossbarServer.startQuietly(relayLike(deployed));
+            InetSocketAddress address = relay.localAddress();
+            int maxFrame = Math.max(LARGE_BYTES, deployed.maxMessageBytes());
+            List<WarmupClient> mesh = new ArrayList<>();
+            for (int i = 0; i < MESH_MEMBERS; i++) {
+                mesh.add(track(connected, WarmupClient.connect(clients, transport.socketChannel(), address,
+                        MESH_PATH, maxFrame, received)));
+            }
+            for (int i = 0; i < FANOUT_SUBSCRIBERS; i++) {
+                track(connected, WarmupClient.connect(clients, transport.socketChannel(), address, FANOUT_OUT,
+                        maxFrame, received));
+            }
+            WarmupClient publisher = track(connected, WarmupClient.connect(clients, transport.socketChannel(), address,
+                    FANOUT_IN, maxFrame, received));
+            awaitJoined(relay, connected.size());
+            // The traffic gets all of duration: setting up takes a cold JVM most of a second.
+            stoppedBy = traffic.run(mesh, publisher, System.nanoTime() + duration.toNanos());
+        } catch (Exception e) {
+            stoppedBy = e.toString();
+        } catch (OutOfMemoryError e) {
+            stoppedBy = "out of memory";
+        } finally {
+            for (WarmupClient c : connected) {
+                c.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+            }
+            if (relay != null) {
+                relay.close();
+            }
+            clients.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        return new Report(traffic.messages, traffic.expected, received.get(),
+                Duration.ofNanos(System.nanoTime() - start), stoppedBy);
+    }
+
+    /**
+     * The deployed relay's code paths and shape (loops, transport, home-loop share, message limit),
+     * with nothing that reaches beyond this process: loopback, no cluster, no TLS, no access control.
+     */
+    static ServerConfig relayLike(ServerConfig deployed) {
+        return ServerConfig.builder()
+                .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .eventLoops(deployed.eventLoops())
+                .homeLoopMembers(deployed.homeLoopMembers())
+                .preferNativeTransport(deployed.preferNativeTransport())
+                .maxMessageBytes(deployed.maxMessageBytes())
+                .maxLoopBacklogBytes(deployed.maxLoopBacklogBytes())
+                .maxClientQueueBytes(deployed.maxClientQueueBytes())
+                .shutdownGrace(Duration.ofSeconds(1))
+                .build();
+    }
+
+    private static WarmupClient track(List<WarmupClient> connected, WarmupClient c) {
+        connected.add(c);
+        return c;
+    }
+
+    /** Until every client is a member of its topic: a message sent before would miss it. */
+    private static void awaitJoined(CrossbarServer relay, int clients) throws InterruptedException {
+        long deadline = System.nanoTime() + STALL.toNanos();
+        while (relay.connections() < clients) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(relay.connections() + " of " + clients + " clients joined");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /**
+     * The rounds of messages, a few in flight at a time; counts what was sent and what is owed.
+     * Payloads are cut to the deployed message limit, so that no warm-up message is refused.
+     */
+    private static final class Traffic {
+        private final AtomicLong received;
+        private final byte[] small;
+        private final byte[] video;
+        private final byte[] large;
+        long messages;
+        long expected;
+
+        Traffic(AtomicLong received, int maxMessageBytes) {
+            this.received = received;
+            this.small = filled(Math.min(SMALL_BYTES, maxMessageBytes));
+            this.video = filled(Math.min(VIDEO_BYTES, maxMessageBytes));
+            this.large = filled(Math.min(LARGE_BYTES, maxMessageBytes));
+        }
+
+        private static byte[] filled(int n) {
+            byte[] b = new byte[n];
+            Arrays.fill(b, (byte) 'x'); // valid UTF-8, for the text messages
+            return b;
+        }
+
+        /** @return null when {@code deadline} came; else why it stopped */
+        String run(List<WarmupClient> mesh, WarmupClient publisher, long deadline) {
+            long round = 0;
+            while (System.nanoTime() < deadline) {
+                for (int i = 0; i < ROUNDS_IN_FLIGHT; i++, round++) {
+                    for (WarmupClient member : mesh) {
+                        send(member, small, false, MESH_MEMBERS - 1);
+                        send(member, small, true, MESH_MEMBERS - 1);
+                    }
+                    send(publisher, video, false, FANOUT_SUBSCRIBERS);
+                    if (round % LARGE_EVERY_ROUNDS == 0) {
+                        send(mesh.get(0), large, false, MESH_MEMBERS - 1);
+                    }
+                }
+                if (!awaitDeliveries()) {
+                    return "deliveries stopped at " + received.get() + " of " + expected;
+                }
+            }
+            return null;
+        }
+
+        private void send(WarmupClient from, byte[] payload, boolean text, int receivers) {
+            from.send(Unpooled.wrappedBuffer(payload), text);
+            messages++;
+            expected += receivers;
+        }
+
+        private boolean awaitDeliveries() {
+            long deadline = System.nanoTime() + STALL.toNanos();
+            while (received.get() < expected) {
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                LockSupport.parkNanos(100_000);
+            }
+            return true;
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package dev.crossbar.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.server.testing.HttpExchange;
+import dev.crossbar.server.testing.JdkClient;
+import dev.crossbar.server.testing.NettyClient;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --warm-up} in the real command, in its own JVM (the JIT state is per process): the
+ * warm-up runs and is reported before the relay listens, and the relay then starts with none of
+ * it in its statistics; bad values are refused before anything starts.
+ */
+class WarmUpFlagTest {
+
+    private static final Pattern WARMED = Pattern.compile("JIT warm-up: ([\\d,]+) messages relayed to ([\\d,]+) receivers");
+    private static final Pattern LISTENING = Pattern.compile("Crossbar listening on 127\\.0\\.0\\.1:(\\d+)");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void warmsUpBeforeListeningAndLeavesNoTraceInTheRelaysCounts() throws Exception {
+        Path log = dir.resolve("relay.log");
+        Process relay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "--listen", "127.0.0.1:0", "--warm-up", "500ms")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            int port = awaitPort(log, relay);
+            String out = Files.readString(log);
+            Matcher warmed = WARMED.matcher(out);
+            assertTrue(warmed.find(), "no warm-up line:\n" + out);
+            assertTrue(Long.parseLong(warmed.group(1).replace(",", "")) > 0, out);
+            assertTrue(warmed.start() < out.indexOf("Crossbar listening"), "warm-up reported after listening:\n" + out);
+            assertTrue(!out.contains("ended early"), out);
+
+            // The relay's own counts start from nothing: the warm-up had a relay of its own.
+            String metrics = HttpExchange.exchange(port,
+                    "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertTrue(metrics.startsWith("HTTP/1.1 200"), metrics);
+            for (String line : metrics.split("\n")) {
+                if (line.startsWith("crossbar_messages_in_total") || line.startsWith("crossbar_messages_out_total")) {
+                    assertEquals(0.0, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim()), line);
+                }
+            }
+
+            // And it relays.
+            JdkClient pub = JdkClient.connect(URI.create("ws://127.0.0.1:" + port + "/in/after-warm-up"));
+            NettyClient sub = NettyClient.connect(URI.create("ws://127.0.0.1:" + port + "/out/after-warm-up"));
+            try {
+                pub.sendText("hello");
+                assertEquals("hello", sub.take(Duration.ofSeconds(10)).string());
+            } finally {
+                pub.close();
+                sub.close();
+            }
+        } finally {
+            relay.destroyForcibly();
+            relay.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void badValuesAreRefusedBeforeAnythingStarts() {
+        assertEquals(2, Main.run("--listen", "127.0.0.1:0", "--warm-up", "6m"), "over the 5m bound");
+        assertEquals(2, Main.run("--listen", "127.0.0.1:0", "--warm-up", "-1s"), "negative");
+        assertEquals(2, Main.run("--listen", "127.0.0.1:0", "--warm-up", "soon"), "not a duration");
+    }
+
+    @Test
+    void zeroSkipsItAndTwoSecondsIsTheDefault() {
+        assertEquals(Duration.ZERO, Units.parseDuration("0"));
+        CrossbarCommand cmd = new CrossbarCommand();
+        new picocli.CommandLine(cmd).parseArgs();
+        assertEquals(Duration.ofSeconds(2), cmd.warmUp);
+    }
+
+    private static int awaitPort(Path log, Process relay) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            Matcher m = LISTENING.matcher(Files.readString(log));
+            if (m.find()) {
+                return Integer.parseInt(m.group(1));
+            }
+            assertTrue(relay.isAlive(), "the relay exited:\n" + Files.readString(log));
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the relay did not start:\n" + Files.readString(log));
+    }
+}

@@ -1,0 +1,85 @@
+package dev.crossbar.server.warmup;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.server.ServerConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The warm-up on real sockets: its relay carries every message to every receiver, and nothing of
+ * it (relay, clients, threads, buffers: the leak check runs on every test) outlives it.
+ */
+class JitWarmupTest {
+
+    @Test
+    void carriesEveryMessageToEveryReceiverThenLeavesNothingRunning() throws InterruptedException {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        ServerConfig deployed = ServerConfig.builder().listen("127.0.0.1:0").eventLoops(2).build();
+
+        JitWarmup.Report report = JitWarmup.run(deployed, Duration.ofMillis(300));
+
+        assertNull(report.stoppedBy(), report.describe());
+        // At least one round: the mesh's two messages from each member, one to the fan-out, one large.
+        assertTrue(report.messages() >= 2L * JitWarmup.MESH_MEMBERS + 2, report.describe());
+        assertEquals(report.expected(), report.delivered(), "every delivery owed arrived: " + report.describe());
+        assertTrue(report.describe().startsWith("JIT warm-up: "), report.describe());
+        List<String> left = awaitOwnThreadsGone(before, Duration.ofSeconds(10));
+        assertTrue(left.isEmpty(), "threads of the warm-up still running: " + left);
+    }
+
+    @Test
+    void messagesAreCutToTheDeployedLimitSoNoneIsRefused() {
+        // 1 KiB: below the fan-out's 4,600 B and the large 64 KiB, which would be refused (1009) uncut.
+        ServerConfig deployed = ServerConfig.builder().listen("127.0.0.1:0").eventLoops(1).maxMessageBytes(1024).build();
+
+        JitWarmup.Report report = JitWarmup.run(deployed, Duration.ofMillis(200));
+
+        assertNull(report.stoppedBy(), report.describe());
+        assertTrue(report.messages() > 0, report.describe());
+        assertEquals(report.expected(), report.delivered(), report.describe());
+    }
+
+    @Test
+    void itsRelayHasTheDeployedShapeAndNothingThatReachesOutside() {
+        ServerConfig deployed = ServerConfig.builder().listen("0.0.0.0:443").eventLoops(3).homeLoopMembers(0)
+                .maxMessageBytes(2 * 1024 * 1024).adminListen("127.0.0.1:9000").build();
+
+        ServerConfig relay = JitWarmup.relayLike(deployed);
+
+        InetSocketAddress listen = relay.listen();
+        assertTrue(listen.getAddress().isLoopbackAddress(), listen.toString());
+        assertEquals(0, listen.getPort(), "an ephemeral port");
+        assertEquals(3, relay.eventLoops());
+        assertEquals(0, relay.homeLoopMembers());
+        assertEquals(2 * 1024 * 1024, relay.maxMessageBytes());
+        assertNull(relay.adminListen());
+        assertNull(relay.nats());
+        assertFalse(relay.auth().enabled());
+        assertFalse(relay.tls().enabled());
+    }
+
+    /** The relay's and the warm-up's own threads (named crossbar-*) started since {@code before}, once they have ended. */
+    private static List<String> awaitOwnThreadsGone(Set<Thread> before, Duration bound) throws InterruptedException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        List<String> left;
+        do {
+            left = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> !before.contains(t) && t.isAlive() && t.getName().startsWith("crossbar-"))
+                    .map(Thread::getName)
+                    .collect(Collectors.toList());
+            if (left.isEmpty()) {
+                return left;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        return left;
+    }
+}
