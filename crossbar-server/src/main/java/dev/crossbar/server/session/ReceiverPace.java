@@ -7,6 +7,11 @@ import java.util.concurrent.TimeUnit;
  * queue, the channel and the socket are full, and the socket takes bytes exactly as fast as the
  * receiver reads them. So its pace is measured over those periods only, in a window of the last few
  * seconds of them, from the bytes that left the channel ({@code drained}). Receiver's event loop only.
+ *
+ * <p>A pace not measured for {@link #WINDOW_NANOS} is forgotten. Without that, one slow moment (the
+ * receiver's process descheduled, say) could set a pace so low that every later message looks
+ * stale and is skipped at once; with nothing left waiting, nothing would measure the pace again,
+ * and the receiver would get only keyframes however fast it read.
  */
 final class ReceiverPace {
 
@@ -22,6 +27,8 @@ final class ReceiverPace {
     private boolean backlogged;
     private long windowBytes;
     private long windowNanos;
+    /** When messages last waited: the pace is as old as this. */
+    private long measuredAtNanos;
 
     /**
      * Called when a message arrives and when the channel drains, before the queue changes.
@@ -29,7 +36,13 @@ final class ReceiverPace {
      * @param drained bytes that have left the channel for the socket so far
      */
     void observe(long drained, long now) {
+        if (!backlogged && bytesPerNano > 0 && now - measuredAtNanos > WINDOW_NANOS) {
+            bytesPerNano = 0;
+            windowBytes = 0;
+            windowNanos = 0;
+        }
         if (backlogged) {
+            measuredAtNanos = now;
             windowBytes += drained - markBytes;
             windowNanos += now - markNanos;
             if (windowNanos > MIN_SAMPLE_NANOS) {

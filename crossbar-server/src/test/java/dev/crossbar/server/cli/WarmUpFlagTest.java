@@ -1,11 +1,13 @@
 package dev.crossbar.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.server.testing.HttpExchange;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NettyClient;
+import dev.crossbar.server.testing.Received;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,12 +58,18 @@ class WarmUpFlagTest {
                 }
             }
 
-            // And it relays.
-            JdkClient pub = JdkClient.connect(URI.create("ws://127.0.0.1:" + port + "/in/after-warm-up"));
+            // And it relays. The subscriber joins its topic just after its upgrade (on its home loop),
+            // so a message sent at once may precede it: send until one arrives, within 10 s.
             NettyClient sub = NettyClient.connect(URI.create("ws://127.0.0.1:" + port + "/out/after-warm-up"));
+            JdkClient pub = JdkClient.connect(URI.create("ws://127.0.0.1:" + port + "/in/after-warm-up"));
             try {
-                pub.sendText("hello");
-                assertEquals("hello", sub.take(Duration.ofSeconds(10)).string());
+                Received got = null;
+                for (int i = 0; i < 50 && got == null; i++) {
+                    pub.sendText("hello");
+                    got = sub.poll(Duration.ofMillis(200));
+                }
+                assertNotNull(got, "nothing relayed within 10 s");
+                assertEquals("hello", got.string());
             } finally {
                 pub.close();
                 sub.close();
