@@ -157,11 +157,11 @@ public final class CrossbarCommand implements Callable<Integer> {
     String adminListen;
     // ---- Access control (off unless a key is given) and TLS; see docs/operations.md ----
 
-    /** Environment variables holding the HS256 secret: ours, then the original crossbar's. */
     private static final Logger log = LoggerFactory.getLogger(CrossbarCommand.class);
     /** The longest --warm-up: minutes of it would only delay the start. */
     static final Duration MAX_WARM_UP = Duration.ofMinutes(5);
 
+    /** Environment variables holding the HS256 secret: ours, then the original crossbar's. */
     static final List<String> SECRET_ENV = List.of("CROSSBAR_AUTH_SECRET", "CROSSBAR_SECRET");
     /** Environment variables holding the audience: ours, then the original crossbar's. */
     static final List<String> AUDIENCE_ENV = List.of("CROSSBAR_AUTH_AUDIENCE", "CROSSBAR_AUDIENCE");

@@ -40,6 +40,12 @@ public final class CrossbarCluster implements AutoCloseable {
     /** As above, also adjusting every node's NATS settings (the server URL is set). */
     public static CrossbarCluster start(Path dir, BiFunction<Integer, ServerConfig.Builder, ServerConfig.Builder> configure,
                                         UnaryOperator<NatsConfig.Builder> natsConfigure) {
+        return start(dir, configure, (i, n) -> natsConfigure.apply(n));
+    }
+
+    /** As above, adjusting node {@code i}'s NATS settings (the server URL is set). */
+    public static CrossbarCluster start(Path dir, BiFunction<Integer, ServerConfig.Builder, ServerConfig.Builder> configure,
+                                        BiFunction<Integer, NatsConfig.Builder, NatsConfig.Builder> natsConfigure) {
         NatsCluster nats = NatsCluster.start(dir, NODES);
         CrossbarCluster c = new CrossbarCluster(nats);
         try {
@@ -49,7 +55,7 @@ public final class CrossbarCluster implements AutoCloseable {
                         .eventLoops(2)
                         .shutdownGrace(Duration.ofSeconds(1))
                         .nodeName(name(i))
-                        .nats(natsConfigure.apply(NatsConfig.builder().servers(nats.url(i))).build());
+                        .nats(natsConfigure.apply(i, NatsConfig.builder().servers(nats.url(i))).build());
                 c.configs[i] = configure.apply(i, b).build();
                 c.nodes[i] = CrossbarServer.start(c.configs[i]);
             }
