@@ -346,8 +346,9 @@ describe('/stats cluster view of two relays joined by nats-server', () => {
 
   it('switches to this node only', async () => {
     await page.locator('#scope button[data-scope=local]').click();
+    // The cluster view already shows viewer-a: wait for the local view itself, which lists no nodes.
+    await page.waitForFunction(() => document.querySelectorAll('#nodes .node').length === 0, null, { timeout: 15000 });
     await page.locator('tr[data-client-id]', { hasText: 'viewer-a' }).waitFor({ timeout: 15000 });
-    assert.equal(await page.locator('#nodes .node').count(), 0);
     assert.equal(await section().locator('tr[data-client-id]').count(), 2, 'this node\'s clients only');
     assert.match(page.url(), /scope=local/);
     assert.deepEqual(pageErrors, [], 'no script errors and no CSP violations');
