@@ -9,9 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HangupReloadTest {
 
-    private static final Pattern LISTENING = Pattern.compile("Crossbar listening on 127\\.0\\.0\\.1:(\\d+)");
 
     @TempDir
     Path dir;
@@ -52,7 +50,7 @@ class HangupReloadTest {
                 "--tls-reload-interval", "1h", "--tls-provider", "jdk")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
-            int port = awaitPort(log, relay);
+            int port = RelayLog.awaitPort(log, relay, Duration.ofSeconds(30), "TLS on");
             SSLContext trustBoth = TestCertificates.trusting(first.certificate(), second.certificate());
             assertEquals(first.certificate(), presented(port, trustBoth));
 
@@ -74,18 +72,5 @@ class HangupReloadTest {
             relay.waitFor(10, TimeUnit.SECONDS);
             relay.destroyForcibly();
         }
-    }
-
-    private static int awaitPort(Path log, Process relay) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            Matcher m = LISTENING.matcher(Files.readString(log));
-            if (m.find() && Files.readString(log).contains("TLS on")) {
-                return Integer.parseInt(m.group(1));
-            }
-            assertTrue(relay.isAlive(), "the relay exited:\n" + Files.readString(log));
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the relay did not start:\n" + Files.readString(log));
     }
 }

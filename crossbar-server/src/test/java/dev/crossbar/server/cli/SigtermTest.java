@@ -11,8 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,7 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SigtermTest {
 
-    private static final Pattern LISTENING = Pattern.compile("Crossbar listening on 127\\.0\\.0\\.1:(\\d+)");
     /** The JVM's status for an exit started by SIGTERM (128 + 15): the shutdown hook ran, then it exited. */
     private static final int EXIT_ON_SIGTERM = 143;
 
@@ -38,7 +35,7 @@ class SigtermTest {
                 "--listen", "127.0.0.1:0", "--event-loops", "1", "--shutdown-grace", "5s")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
-            int port = awaitPort(log, relay);
+            int port = RelayLog.awaitPort(log, relay, Duration.ofSeconds(60), null);
             String base = "ws://127.0.0.1:" + port;
             JdkClient pub = JdkClient.connect(URI.create(base + "/in/term"));
             NettyClient sub = NettyClient.connect(URI.create(base + "/out/term"));
@@ -75,18 +72,5 @@ class SigtermTest {
             relay.destroyForcibly();
             relay.waitFor(10, TimeUnit.SECONDS);
         }
-    }
-
-    private static int awaitPort(Path log, Process relay) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            Matcher m = LISTENING.matcher(Files.readString(log));
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-            assertTrue(relay.isAlive(), "the relay exited:\n" + Files.readString(log));
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the relay did not start:\n" + Files.readString(log));
     }
 }

@@ -27,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
 class WarmUpFlagTest {
 
     private static final Pattern WARMED = Pattern.compile("JIT warm-up: ([\\d,]+) messages relayed to ([\\d,]+) receivers");
-    private static final Pattern LISTENING = Pattern.compile("Crossbar listening on 127\\.0\\.0\\.1:(\\d+)");
 
     @TempDir
     Path dir;
@@ -40,7 +39,7 @@ class WarmUpFlagTest {
                 "--listen", "127.0.0.1:0", "--warm-up", "500ms")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
-            int port = awaitPort(log, relay);
+            int port = RelayLog.awaitPort(log, relay, Duration.ofSeconds(60), null);
             String out = Files.readString(log);
             Matcher warmed = WARMED.matcher(out);
             assertTrue(warmed.find(), "no warm-up line:\n" + out);
@@ -93,18 +92,5 @@ class WarmUpFlagTest {
         CrossbarCommand cmd = new CrossbarCommand();
         new picocli.CommandLine(cmd).parseArgs();
         assertEquals(Duration.ofSeconds(2), cmd.warmUp);
-    }
-
-    private static int awaitPort(Path log, Process relay) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            Matcher m = LISTENING.matcher(Files.readString(log));
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-            assertTrue(relay.isAlive(), "the relay exited:\n" + Files.readString(log));
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the relay did not start:\n" + Files.readString(log));
     }
 }
