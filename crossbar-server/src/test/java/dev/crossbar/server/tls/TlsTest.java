@@ -46,10 +46,18 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class TlsTest {
 
+    /** Where crossbar-server's pom ships netty-tcnative's BoringSSL: there the OpenSSL cases must run. */
+    private static final boolean SHIPS_BORINGSSL = System.getProperty("os.name").startsWith("Linux")
+            && java.util.Set.of("amd64", "x86_64", "aarch64").contains(System.getProperty("os.arch"));
+
     @TempDir
     Path dir;
 
     private static CrossbarServer start(Issued cert, TlsProvider provider, Duration reloadInterval) {
+        if (provider == TlsProvider.OPENSSL && SHIPS_BORINGSSL) {
+            assertTrue(OpenSsl.isAvailable(), "the build ships BoringSSL for this platform: " + OpenSsl.unavailabilityCause());
+        }
+        // Elsewhere (macOS, Windows, other CPUs) the relay uses the JDK's TLS, and so does this test.
         assumeTrue(provider != TlsProvider.OPENSSL || OpenSsl.isAvailable(), "OpenSSL not available here");
         return CrossbarServer.start(ServerConfig.builder()
                 .listen("127.0.0.1:0")
