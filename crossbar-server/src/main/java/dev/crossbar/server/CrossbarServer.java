@@ -110,7 +110,7 @@ public final class CrossbarServer implements AutoCloseable {
         this.topics = new TopicRegistry(config.maxTopics(), cluster == null ? Broker.LOCAL : cluster,
                 config.routing(), config.replayLimits());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
-        this.router = new Router(topics, config.maxLoopBacklogBytes());
+        this.router = new Router(topics, config.maxLoopBacklogBytes(), workerGroup);
         this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName(),
                 cluster == null ? null : new NatsStatsLink(cluster, config.nodeName(), adminExecutor,
                         config.statsClusterMaxReplyBytes()),

@@ -15,6 +15,7 @@ import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.route.TopicKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -52,6 +53,12 @@ public final class Router implements RemoteDelivery {
         this.topics = requireNonNull(topics, "topics");
         this.broker = topics.broker();
         this.fanOut = new FanOut(maxLoopBacklogBytes);
+    }
+
+    /** As above, with the queues of the relay's event loops made now ({@link FanOut#serve}). */
+    public Router(TopicRegistry topics, long maxLoopBacklogBytes, Iterable<? extends EventExecutor> loops) {
+        this(topics, maxLoopBacklogBytes);
+        fanOut.serve(loops);
     }
 
     public Router(TopicRegistry topics) {

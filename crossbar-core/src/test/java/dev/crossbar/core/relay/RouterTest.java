@@ -14,6 +14,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -70,6 +71,25 @@ class RouterTest {
         assertArrayEquals(new byte[] {(byte) 0x81, 2, 'h', 'i'}, b.received.get(0));
         assertEquals(0, b.wrongThread.get() + c.wrongThread.get());
         assertEquals(2, topic.totals()[2]);
+    }
+
+    @Test
+    void aRouterGivenItsLoopsHasTheirQueuesBeforeTheFirstMessageAndRelaysThroughThem() throws Exception {
+        Router served = new Router(registry, Router.DEFAULT_MAX_LOOP_BACKLOG_BYTES, List.of(loopA, loopB));
+        assertEquals(2, served.fanOut().loopsServed());
+        RecordingMember a = new RecordingMember(loopA, parser.parse("/served"));
+        RecordingMember b = new RecordingMember(loopA, parser.parse("/served"));
+        RecordingMember c = new RecordingMember(loopB, parser.parse("/served"));
+        Topic topic = served.join(a);
+        served.join(b);
+        served.join(c);
+
+        a.loop.submit(() -> served.publish(a, topic, false, payload("x"), alloc)).get(5, TimeUnit.SECONDS);
+        settle(loopA, loopB);
+
+        assertEquals(1, b.received.size());
+        assertEquals(1, c.received.size());
+        assertEquals(2, served.fanOut().loopsServed(), "no queue made on the way");
     }
 
     @Test

@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  * the deployed one's event loops, transport and message limit, on an ephemeral loopback port,
  * carries a mesh of small binary and text messages, a fan-out of 4,600-byte ones to more members
  * than one loop takes (so the hand-off between loops runs too), and now and then a 64 KiB message,
- * one frame per write, then is shut down.
+ * one frame per write, while connections come and go ({@link ConnectionChurn}); then it is shut down.
  *
  * <p>Why: the JIT compiles a method after thousands of calls. At the rates a lab relay often sees
  * (a camera at 30 frames a second to ten viewers, say), that takes minutes, and until then the
@@ -51,6 +51,8 @@ public final class JitWarmup {
     /** A round is one message from each mesh member in each type, and one to the fan-out. */
     private static final int ROUNDS_IN_FLIGHT = 8;
     private static final int LARGE_EVERY_ROUNDS = 16;
+    /** One connection opened and one closed per this many batches of rounds: a few hundred in 2 s. */
+    private static final int CHURN_EVERY_BATCHES = 2;
     /** How long a round may wait for its deliveries before the warm-up gives up. */
     private static final Duration STALL = Duration.ofSeconds(5);
 
@@ -60,18 +62,21 @@ public final class JitWarmup {
     /**
      * What the warm-up did.
      *
-     * @param messages   messages sent to its relay
-     * @param expected   deliveries those messages owed
-     * @param delivered  deliveries its clients received
-     * @param elapsed    from start to everything closed
-     * @param stoppedBy  null if it ran its course; else why it ended early
+     * @param messages    messages sent to its relay
+     * @param expected    deliveries those messages owed
+     * @param delivered   deliveries its clients received
+     * @param connections connections opened and closed while the traffic ran
+     * @param elapsed     from start to everything closed
+     * @param stoppedBy   null if it ran its course; else why it ended early
      */
-    public record Report(long messages, long expected, long delivered, Duration elapsed, String stoppedBy) {
+    public record Report(long messages, long expected, long delivered, long connections, Duration elapsed,
+                         String stoppedBy) {
 
         /** One line for the log. */
         public String describe() {
-            String line = String.format("JIT warm-up: %,d messages relayed to %,d receivers over loopback in %.1f s",
-                    messages, delivered, elapsed.toMillis() / 1000.0);
+            String line = String.format("JIT warm-up: %,d messages relayed to %,d receivers, %,d connections opened"
+                    + " and closed, over loopback in %.1f s", messages, delivered, connections,
+                    elapsed.toMillis() / 1000.0);
             return stoppedBy == null ? line : line + " (ended early: " + stoppedBy + ")";
         }
     }
@@ -92,6 +97,7 @@ public final class JitWarmup {
         String stoppedBy = null;
         CrossbarServer relay = null;
         List<WarmupClient> connected = new ArrayList<>();
+        ConnectionChurn churn = null;
         try {
             relay = CrossbarServer.startQuietly(relayLike(deployed));
             InetSocketAddress address = relay.localAddress();
@@ -108,13 +114,17 @@ public final class JitWarmup {
             WarmupClient publisher = track(connected, WarmupClient.connect(clients, transport.socketChannel(), address,
                     FANOUT_IN, maxFrame, received));
             awaitJoined(relay, connected.size());
+            churn = new ConnectionChurn(clients, transport.socketChannel(), address, maxFrame, traffic.small);
             // The traffic gets all of duration: setting up takes a cold JVM most of a second.
-            stoppedBy = traffic.run(mesh, publisher, System.nanoTime() + duration.toNanos());
+            stoppedBy = traffic.run(mesh, publisher, churn, System.nanoTime() + duration.toNanos());
         } catch (Exception e) {
             stoppedBy = e.toString();
         } catch (OutOfMemoryError e) {
             stoppedBy = "out of memory";
         } finally {
+            if (churn != null) {
+                churn.close();
+            }
             for (WarmupClient c : connected) {
                 c.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
             }
@@ -123,7 +133,7 @@ public final class JitWarmup {
             }
             clients.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
-        return new Report(traffic.messages, traffic.expected, received.get(),
+        return new Report(traffic.messages, traffic.expected, received.get(), churn == null ? 0 : churn.opened(),
                 Duration.ofNanos(System.nanoTime() - start), stoppedBy);
     }
 
@@ -186,9 +196,14 @@ public final class JitWarmup {
         }
 
         /** @return null when {@code deadline} came; else why it stopped */
-        String run(List<WarmupClient> mesh, WarmupClient publisher, long deadline) {
+        String run(List<WarmupClient> mesh, WarmupClient publisher, ConnectionChurn churn, long deadline)
+                throws Exception {
             long round = 0;
-            while (System.nanoTime() < deadline) {
+            for (long batch = 0; System.nanoTime() < deadline; batch++) {
+                if (batch % CHURN_EVERY_BATCHES == 0) {
+                    expected += churn.step();
+                    messages++;
+                }
                 for (int i = 0; i < ROUNDS_IN_FLIGHT; i++, round++) {
                     for (WarmupClient member : mesh) {
                         send(member, small, false, MESH_MEMBERS - 1);

@@ -14,9 +14,11 @@ import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -84,6 +86,12 @@ final class WarmupClient {
 
     ChannelFuture close() {
         return channel.close();
+    }
+
+    /** Sends a close frame (1000); the future completes when the relay has answered and closed the connection. */
+    ChannelFuture closeWithFrame() {
+        channel.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.NORMAL_CLOSURE), channel.voidPromise());
+        return channel.closeFuture();
     }
 
     /** Counts data frames; completes {@code upgraded} when the handshake has. */

@@ -30,6 +30,8 @@ class JitWarmupTest {
         // At least one round: the mesh's two messages from each member, one to the fan-out, one large.
         assertTrue(report.messages() >= 2L * JitWarmup.MESH_MEMBERS + 2, report.describe());
         assertEquals(report.expected(), report.delivered(), "every delivery owed arrived: " + report.describe());
+        // Connections came and went while the traffic ran (ConnectionChurnTest: each path).
+        assertTrue(report.connections() >= 1, report.describe());
         assertTrue(report.describe().startsWith("JIT warm-up: "), report.describe());
         List<String> left = awaitOwnThreadsGone(before, Duration.ofSeconds(10));
         assertTrue(left.isEmpty(), "threads of the warm-up still running: " + left);

@@ -1,0 +1,84 @@
+package dev.crossbar.server.warmup;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.crossbar.server.CrossbarServer;
+import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.transport.Transport;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The warm-up's churn on real sockets: each step upgrades a connection on the next path, whose
+ * message reaches exactly the receivers it reports, and leaves no connection behind once closed.
+ */
+class ConnectionChurnTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(10);
+
+    private CrossbarServer relay;
+    private EventLoopGroup clients;
+    private final List<WarmupClient> mesh = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        relay = CrossbarServer.startQuietly(JitWarmup.relayLike(
+                ServerConfig.builder().listen("127.0.0.1:0").eventLoops(2).build()));
+        clients = new MultiThreadIoEventLoopGroup(1, Transport.select(true).ioHandlerFactory());
+    }
+
+    @AfterEach
+    void stop() {
+        mesh.forEach(c -> c.close().awaitUninterruptibly(1, TimeUnit.SECONDS));
+        relay.close();
+        clients.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void eachStepOpensTheNextPathDeliversWhatItOwesAndClosesThePrevious() throws Exception {
+        Transport transport = Transport.select(true);
+        AtomicLong meshReceived = new AtomicLong();
+        for (int i = 0; i < JitWarmup.MESH_MEMBERS; i++) {
+            mesh.add(WarmupClient.connect(clients, transport.socketChannel(), relay.localAddress(),
+                    JitWarmup.MESH_PATH, 1024, meshReceived));
+        }
+        await(relay::connections, JitWarmup.MESH_MEMBERS);
+        ConnectionChurn churn = new ConnectionChurn(clients, transport.socketChannel(), relay.localAddress(), 1024,
+                new byte[64]);
+
+        long owed = 0;
+        for (int step = 0; step < 2 * ConnectionChurn.PATHS.size(); step++) {
+            owed += churn.step();
+            await(meshReceived::get, owed);
+            // The previous connection is gone, the new one is there (with a close frame or without).
+            await(relay::connections, JitWarmup.MESH_MEMBERS + 1);
+        }
+        churn.close();
+
+        assertEquals(2L * ConnectionChurn.PATHS.size(), churn.opened());
+        // Only the mesh path's messages have receivers: one per member, twice.
+        assertEquals(2L * JitWarmup.MESH_MEMBERS, owed);
+        await(relay::connections, JitWarmup.MESH_MEMBERS);
+        assertEquals(owed, meshReceived.get(), "no message beyond those owed reached the mesh");
+    }
+
+    /** Until {@code value} reads {@code expected}, within the bound. */
+    private static void await(LongSupplier value, long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (value.getAsLong() != expected) {
+            if (System.nanoTime() > deadline) {
+                assertEquals(expected, value.getAsLong(), "within " + BOUND);
+            }
+            Thread.sleep(5);
+        }
+    }
+}
