@@ -463,7 +463,13 @@ public final class NatsBroker implements Broker, AutoCloseable {
             case RESUBSCRIBED -> log.debug("Cluster link: subscriptions re-established");
             case LAME_DUCK -> log.info("Cluster link: server {} is shutting down; moving to another",
                     NatsConfig.redactUrl(String.valueOf(c.getConnectedUrl())));
-            case CLOSED -> state = State.CLOSED;
+            case CLOSED -> {
+                // A start-up attempt that failed closes its connection too (the loop in connect()
+                // then retries): the link is still connecting, not closed, and /healthz says so.
+                if (state != State.CONNECTING) {
+                    state = State.CLOSED;
+                }
+            }
             default -> log.debug("Cluster link event {}", type);
         }
     }
