@@ -77,9 +77,10 @@ final class ConnectionChurn {
         }
         WarmupClient closing = current;
         current = null;
-        boolean withCloseFrame = opened % 2 == 0;
-        (withCloseFrame ? closing.closeWithFrame() : closing.close())
-                .awaitUninterruptibly(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        if (opened % 2 == 0) {
+            closing.closeWithFrame().awaitUninterruptibly(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        // Without a close frame, or if the relay did not answer one in time: drop the connection.
         closing.close().awaitUninterruptibly(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
     }
 }

@@ -51,7 +51,7 @@ public final class JitWarmup {
     /** A round is one message from each mesh member in each type, and one to the fan-out. */
     private static final int ROUNDS_IN_FLIGHT = 8;
     private static final int LARGE_EVERY_ROUNDS = 16;
-    /** One connection opened and one closed per this many batches of rounds: a few hundred in 2 s. */
+    /** One connection opened and one closed per this many batches of rounds: 150-180 in 2 s. */
     private static final int CHURN_EVERY_BATCHES = 2;
     /** How long a round may wait for its deliveries before the warm-up gives up. */
     private static final Duration STALL = Duration.ofSeconds(5);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.crossbar.server.CrossbarServer;
 import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.testing.RelayServerExtension;
 import dev.crossbar.server.transport.Transport;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -51,34 +52,27 @@ class ConnectionChurnTest {
             mesh.add(WarmupClient.connect(clients, transport.socketChannel(), relay.localAddress(),
                     JitWarmup.MESH_PATH, 1024, meshReceived));
         }
-        await(relay::connections, JitWarmup.MESH_MEMBERS);
+        awaitValue("mesh members connected", relay::connections, JitWarmup.MESH_MEMBERS);
         ConnectionChurn churn = new ConnectionChurn(clients, transport.socketChannel(), relay.localAddress(), 1024,
                 new byte[64]);
 
         long owed = 0;
         for (int step = 0; step < 2 * ConnectionChurn.PATHS.size(); step++) {
             owed += churn.step();
-            await(meshReceived::get, owed);
+            awaitValue("the mesh received what the step owed", meshReceived::get, owed);
             // The previous connection is gone, the new one is there (with a close frame or without).
-            await(relay::connections, JitWarmup.MESH_MEMBERS + 1);
+            awaitValue("the previous connection closed", relay::connections, JitWarmup.MESH_MEMBERS + 1);
         }
         churn.close();
 
         assertEquals(2L * ConnectionChurn.PATHS.size(), churn.opened());
         // Only the mesh path's messages have receivers: one per member, twice.
         assertEquals(2L * JitWarmup.MESH_MEMBERS, owed);
-        await(relay::connections, JitWarmup.MESH_MEMBERS);
+        awaitValue("the last connection closed", relay::connections, JitWarmup.MESH_MEMBERS);
         assertEquals(owed, meshReceived.get(), "no message beyond those owed reached the mesh");
     }
 
-    /** Until {@code value} reads {@code expected}, within the bound. */
-    private static void await(LongSupplier value, long expected) throws InterruptedException {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        while (value.getAsLong() != expected) {
-            if (System.nanoTime() > deadline) {
-                assertEquals(expected, value.getAsLong(), "within " + BOUND);
-            }
-            Thread.sleep(5);
-        }
+    private static void awaitValue(String what, LongSupplier value, long expected) {
+        RelayServerExtension.await(what + " (" + expected + ")", BOUND, () -> value.getAsLong() == expected);
     }
 }
