@@ -25,6 +25,8 @@ final class RecordingMember implements Member {
     /** Make {@link #deliver} or {@link #flush} throw, as a broken receiver would. */
     volatile boolean failDeliver;
     volatile boolean failFlush;
+    /** Runs at the start of each {@link #flush}, on this member's loop. */
+    volatile Runnable beforeFlush = () -> { };
 
     RecordingMember(EventExecutor loop, Route route) {
         this.loop = loop;
@@ -78,6 +80,7 @@ final class RecordingMember implements Member {
 
     @Override
     public void flush() {
+        beforeFlush.run();
         if (failFlush) {
             throw new IllegalStateException("flush failed (test)");
         }

@@ -16,6 +16,8 @@ import io.netty.util.concurrent.EventExecutor;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -90,6 +92,33 @@ class RouterTest {
         assertEquals(1, b.received.size());
         assertEquals(1, c.received.size());
         assertEquals(2, served.fanOut().loopsServed(), "no queue made on the way");
+    }
+
+    @Test
+    void theOtherLoopsAreWokenBeforeTheSendersLoopFlushesItsOwnReceivers() throws Exception {
+        RecordingMember a = new RecordingMember(loopA, parser.parse("/order"));
+        RecordingMember sameLoop = new RecordingMember(loopA, parser.parse("/order"));
+        RecordingMember otherLoop = new RecordingMember(loopB, parser.parse("/order"));
+        Topic topic = router.join(a);
+        router.join(sameLoop);
+        router.join(otherLoop);
+        // Loop A's flush waits (bounded) for loop B's receiver: it only gets the message if loop
+        // B was woken before loop A's flushes, which are a system call each in the relay.
+        AtomicBoolean otherLoopHadItFirst = new AtomicBoolean();
+        sameLoop.beforeFlush = () -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (otherLoop.received.isEmpty() && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(100_000);
+            }
+            otherLoopHadItFirst.set(!otherLoop.received.isEmpty());
+        };
+
+        publishOnLoop(a, topic, false, "x");
+        settle(loopA, loopB);
+
+        assertEquals(1, sameLoop.received.size());
+        assertEquals(1, otherLoop.received.size());
+        assertTrue(otherLoopHadItFirst.get(), "loop B wrote its receiver while loop A flushed");
     }
 
     @Test
