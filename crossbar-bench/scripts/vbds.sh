@@ -42,7 +42,7 @@ WARMUP="${WARMUP:-1s}"
 FILE_1GB_REPEATS="${FILE_1GB_REPEATS:-$REPEATS}"
 IMAGE_SIDES="${IMAGE_SIDES:-48 128 256 512 1024 2048 4096}"
 # (A default in its own variable: a '}' inside ${VAR:-...} would end the expansion at {port}.)
-default_crossbar='env MALLOC_ARENA_MAX=2 java -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=1g -XX:+UseSerialGC -XX:-UsePerfData -Dio.netty.leakDetection.level=disabled -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port} --max-message 80MiB'
+default_crossbar='env MALLOC_ARENA_MAX=2 java -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=1g -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -Dio.netty.leakDetection.level=disabled -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port} --max-message 80MiB'
 CROSSBAR_SPAWN="${CROSSBAR_SPAWN:-$default_crossbar}"
 read -r -a LOAD_JVM <<< "${LOAD_JAVA:--Xms256m -Xmx2g -XX:+UseParallelGC}"
 LOAD=(java "${LOAD_JVM[@]}" -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain)

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -34,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The operator files in {@code docs/ops/} against a live relay: every metric the Grafana dashboard
  * and the Prometheus alert rules name is one the relay exports, scraped from {@code /metrics} of a
  * relay with a NATS link and traffic (some meters only exist then), so neither can drift from the
- * code. The systemd unit keeps its hardening.
+ * code. The systemd unit keeps its hardening. The README's run command, the Dockerfile, the unit
+ * and operations.md start the JVM with the same settings, and this JVM accepts them.
  */
 class OpsFilesTest {
 
@@ -184,6 +186,47 @@ class OpsFilesTest {
                 metricNames("sum by (instance) (rate(crossbar_messages_dropped_total{job=\"crossbar\"}[5m])) > 0"));
         assertEquals(Set.of("a_total", "b"), metricNames("a_total / on(instance) b offset 1h > 1e3"));
         assertTrue(!exported.has("crossbar_no_such_metric"), "the check can fail");
+    }
+
+    @Test
+    void theReadmeDockerfileAndUnitStartTheJvmAlikeAndTheJvmAcceptsIt() throws Exception {
+        Set<String> readme = jvmOptions(Files.readString(Path.of("..", "README.md")));
+        Set<String> docker = jvmOptions(Files.readString(Path.of("..", "docker", "Dockerfile")));
+        Set<String> unit = jvmOptions(Files.readString(OPS.resolve("crossbar.service")));
+        Set<String> operations = jvmOptions(Files.readString(Path.of("..", "docs", "operations.md")));
+        assertTrue(readme.contains("-XX:TrimNativeHeapInterval=5000"), "README's command: " + readme);
+        for (var other : List.of(docker, unit, operations)) {
+            assertTrue(other.containsAll(readme), "lacks some of README's " + readme + ": " + other);
+        }
+        // A JVM too old for one of them (a flag added in a JDK update) refuses to start at all.
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElseThrow());
+        command.addAll(readme);
+        command.add("-version");
+        Process java = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(java.getInputStream().readAllBytes());
+        assertTrue(java.waitFor(30, TimeUnit.SECONDS), "java -version did not end");
+        assertEquals(0, java.exitValue(), output);
+    }
+
+    /**
+     * The -X and -XX options, and -D properties, of the first java command in a file's text: from
+     * its first {@code -Xms} to the {@code -jar} or closing quote after it.
+     */
+    private static Set<String> jvmOptions(String text) {
+        Matcher first = Pattern.compile("[\\s\"]-Xms").matcher(text);
+        assertTrue(first.find(), "no java command with -Xms");
+        int start = first.start();
+        int jar = text.indexOf(" -jar", start);
+        int quote = text.indexOf('"', start + 1);
+        int end = jar < 0 ? quote : quote < 0 ? jar : Math.min(jar, quote);
+        String command = text.substring(start, end < 0 ? text.length() : end);
+        Set<String> options = new TreeSet<>();
+        Matcher m = Pattern.compile("(?<=[\\s\"])-(?:XX?[:a-zA-Z][^\\s\"\\\\]*|D[a-zA-Z.]+=[^\\s\"\\\\]+)").matcher(command);
+        while (m.find()) {
+            options.add(m.group());
+        }
+        return options;
     }
 
     @Test
