@@ -10,6 +10,7 @@ import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.RawClient;
 import dev.crossbar.server.testing.RelayServerExtension;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import java.io.IOException;
@@ -55,17 +56,23 @@ class ClosingSessionTest {
         return t;
     }
 
+    /** The close frame a member read, and how many data messages came before it. */
+    private record Closed(RawClient.Frame frame, int messages) {
+    }
+
     /** Reads through the close frame, returns it; then fails if any frame follows it. */
-    private static RawClient.Frame closeThenNothing(RawClient c) throws IOException {
+    private static Closed closeThenNothing(RawClient c) throws IOException {
         RawClient.Frame close = null;
         int before = 0;
+        int messages = 0;
         while (close == null) {
             RawClient.Frame f = c.readFrame((int) WAIT.toMillis());
-            assertNotNull(f, "no close frame after " + before + " messages");
+            assertNotNull(f, "no close frame after " + before + " frames");
             if (f.opcode() == 0x8) {
                 close = f;
             } else {
                 before++;
+                messages += f.opcode() == 0x1 || f.opcode() == 0x2 ? 1 : 0;
             }
         }
         StringBuilder after = new StringBuilder();
@@ -79,8 +86,8 @@ class ClosingSessionTest {
             // closed by the relay: fine
         }
         assertEquals("", after.toString(), "frames after the close frame " + close.closeCode() + " (" + before
-                + " messages before it)");
-        return close;
+                + " frames before it)");
+        return new Closed(close, messages);
     }
 
     private RawClient busyMember() throws Exception {
@@ -98,7 +105,7 @@ class ClosingSessionTest {
             try {
                 assertNotNull(member.readFrame((int) WAIT.toMillis()), "the stream reaches the member");
                 member.send(RawClient.frame(0x82, new byte[MAX_MESSAGE + 1], true)); // too big: 1009
-                RawClient.Frame close = closeThenNothing(member);
+                RawClient.Frame close = closeThenNothing(member).frame();
                 assertEquals(1009, close.closeCode(), close.closeReason());
             } finally {
                 stop.set(true);
@@ -116,7 +123,7 @@ class ClosingSessionTest {
             try {
                 assertNotNull(member.readFrame((int) WAIT.toMillis()), "the stream reaches the member");
                 member.send(RawClient.frame(0x88, new byte[] {0x03, (byte) 0xe8}, true));
-                RawClient.Frame close = closeThenNothing(member);
+                RawClient.Frame close = closeThenNothing(member).frame();
                 assertEquals(1000, close.closeCode());
             } finally {
                 stop.set(true);
@@ -124,6 +131,74 @@ class ClosingSessionTest {
             }
         }
     }
+    /**
+     * The close reply to a client's close is Netty's protocol handler's, written past the lifecycle;
+     * deliveries are written past both (see RelaySession). Here the reply waits in the relay behind
+     * what the member has not read yet, the stream goes on, and then the member reads: nothing may
+     * follow the reply, and what the relay counts as sent to the member is what it received.
+     */
+    @Test
+    void nothingFollowsACloseReplyWaitingBehindTheMembersBacklog() throws Exception {
+        try (NettyClient sender = NettyClient.connect(relay.ws("/lab/busy"));
+             RawClient member = new RawClient(relay.port(), 4096)) {
+            assertTrue(member.upgrade("/lab/busy").startsWith("HTTP/1.1 101"));
+            await("2 members", WAIT, () -> relay.server().connections() == 2);
+            RelaySession watched = sessionOf(member);
+            RelaySession publisher = null;
+            for (Member m : relay.server().topics().topics().iterator().next().members()) {
+                publisher = m == watched ? publisher : (RelaySession) m;
+            }
+            RelaySession from = publisher;
+            // The member reads nothing yet: once the kernel's buffers are full its frames wait in
+            // the relay, and the close reply will too. Up to half its bound (1 MiB, Netty's high-water
+            // mark), so that what follows fits in the rest: nothing is dropped for being over it.
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (watched.channel().bytesBeforeUnwritable() > ServerConfig.DEFAULT_MAX_CLIENT_QUEUE_BYTES / 2) {
+                assertTrue(System.nanoTime() < deadline, "no backlog for the member");
+                burst(sender, from, 100);
+            }
+            member.send(RawClient.frame(0x88, new byte[] {0x03, (byte) 0xe8}, true));
+            ConnectionLifecycle lifecycle = ConnectionLifecycle.of(watched.channel().pipeline());
+            await("the relay answered the close", WAIT, () -> onLoop(watched, lifecycle::isClosing));
+            burst(sender, from, 100); // the stream goes on after the answer
+            Closed closed = closeThenNothing(member);
+            assertEquals(1000, closed.frame().closeCode());
+            await("the relay closed the member's socket", WAIT, () -> !watched.channel().isActive());
+            assertEquals(closed.messages(), watched.stats().messagesOut(),
+                    "messages counted out to the member vs. messages it received before the close reply");
+            assertEquals(0, watched.stats().dropped(), "dropped for the bound: the case was not the one meant");
+        }
+    }
+
+    /** Sends {@code messages} messages of 1,000 bytes at once, and waits for the relay to have read them all. */
+    private static void burst(NettyClient sender, RelaySession from, int messages) {
+        long target = from.stats().messagesIn() + messages;
+        for (int i = 0; i < messages; i++) {
+            sender.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(new byte[1000])));
+        }
+        sender.flush();
+        await("the relay read the burst", WAIT, () -> from.stats().messagesIn() >= target);
+    }
+
+    /** The relay's session of {@code client}, found by the client's port. */
+    private RelaySession sessionOf(RawClient client) {
+        for (Member m : relay.server().topics().topics().iterator().next().members()) {
+            if (((RelaySession) m).channel().remoteAddress().toString().endsWith(":" + client.socket.getLocalPort())) {
+                return (RelaySession) m;
+            }
+        }
+        throw new AssertionError("no session for the client's port " + client.socket.getLocalPort());
+    }
+
+    /** Asks on the channel's event loop, where the session's state lives. */
+    private static boolean onLoop(RelaySession session, java.util.concurrent.Callable<Boolean> question) {
+        try {
+            return session.channel().eventLoop().submit(question).get(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("asking the session's event loop", e);
+        }
+    }
+
     @Test
     void framesAfterAViolationAreNotRelayed() throws Exception {
         try (RawClient sender = busyMember(); RawClient receiver = busyMember()) {
@@ -156,7 +231,7 @@ class ClosingSessionTest {
             try {
                 assertNotNull(member.readFrame((int) WAIT.toMillis()), "the stream reaches the member");
                 closer.start(); // the stream goes on while the relay shuts down
-                RawClient.Frame close = closeThenNothing(member);
+                RawClient.Frame close = closeThenNothing(member).frame();
                 assertEquals(1001, close.closeCode());
             } finally {
                 stop.set(true);

@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  *  socket → limits → handshake-timeout → idle → http-codec → http-aggregator → keep-alive → upgrade-gate
  *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → lifecycle (keepalive, closing,
- *           protocol violations) → home-loop → assembler → session
+ *           protocol violations) → home-loop → frame-codec-swap → assembler → session
  * </pre>
  *
  * {@code home-loop} moves the connection onto its topic's event loop when the upgrade completes
@@ -68,8 +68,10 @@ import java.util.concurrent.TimeUnit;
  *
  * The limits handler leaves once the channel is active. {@code keep-alive} keeps the connection
  * open between plain HTTP requests (reserved paths) and answers pipelined ones in order. After the
- * upgrade Netty swaps the HTTP codec for the WebSocket frame codec, the gate and keep-alive remove
- * themselves, and the session removes the handshake timeout.
+ * upgrade Netty swaps the HTTP codec for the WebSocket frame codec, which {@code frame-codec-swap}
+ * replaces with the relay's ({@link FrameCodecSwap}); the gate and keep-alive remove themselves,
+ * and the session removes the handshake timeout. A relay session writes relayed messages (frames
+ * already encoded) from the encoder's context, past {@code ws-protocol} and {@code lifecycle}.
  */
 public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
@@ -92,7 +94,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final AccessControl access;
     private final AdminGuard adminGuard;
     private final SessionGate sessionGate;
-    private final FrameDecoderSwap frameDecoderSwap;
+    private final FrameCodecSwap frameCodecSwap;
 
     /**
      * @param limiter counts connections against the connection limits
@@ -118,7 +120,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.sessionGate = new SessionGate(pairs, config.routing(), sessions);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
                 ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(), IDLE, this::idleTimer) : null;
-        this.frameDecoderSwap = new FrameDecoderSwap(config.maxMessageBytes());
+        this.frameCodecSwap = new FrameCodecSwap(config.maxMessageBytes());
         this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath("/")
                 .checkStartsWith(true)
@@ -173,7 +175,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         if (homeLoop != null) {
             p.addLast("home-loop", homeLoop);
         }
-        p.addLast("frame-decoder-swap", frameDecoderSwap);
+        p.addLast("frame-codec-swap", frameCodecSwap);
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         if (access != null) {
             p.addLast("access", new AccessEnforcer(access));

@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Closing: {@link #close} writes the close frame once; from then on the connection
  * {@link #isClosing() is closing}: every other write that reaches this handler is released and
- * refused, so nothing follows the close frame and senders can stop counting deliveries. Netty's
+ * refused, so nothing follows the close frame and senders can stop counting deliveries. A close
+ * frame written by someone else (the protocol handler's answer to a client's close, which does not
+ * pass this handler) makes it closing too: {@link FrameEncoder} reports every close frame. Writers
+ * that skip this handler (relay sessions) check {@link #isClosing()} themselves. Netty's
  * protocol handler closes the socket when the client answers; a timer closes it otherwise, 1 s
  * after the close frame reached the socket (closing at once would let a client still sending reset
  * the connection before it reads the close frame), or 2 s after it was queued if it is still stuck
@@ -111,6 +114,11 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     /** Whether the close frame has been written: the connection takes no more deliveries. */
     public boolean isClosing() {
         return closing;
+    }
+
+    /** A close frame has been encoded, whoever wrote it (see {@link FrameEncoder}): nothing may follow it. */
+    void closeFrameWritten() {
+        closing = true;
     }
 
     /**

@@ -44,7 +44,7 @@ import java.util.List;
  * held while the rest is awaited ({@link #gather}), and passed on as a composite of its chunks.
  *
  * <p>The relay swaps it in for Netty's decoder when the upgrade completes, before any frame has
- * been read ({@code transport.FrameDecoderSwap}).
+ * been read ({@code transport.FrameCodecSwap}).
  *
  * <p>Ownership: the reads are {@link ByteToMessageDecoder}'s; a payload's chunks are this
  * decoder's until the frame is passed on (released here if the connection ends first); each frame
