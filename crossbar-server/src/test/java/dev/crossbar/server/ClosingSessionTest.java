@@ -23,8 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A session that is closing refuses deliveries (house style 13b; RFC 6455 5.5.1: no data frame
  * after a close frame): a member of a busy topic that the relay closes, or that closes itself,
- * receives nothing after the relay's close frame, though the stream goes on, and the relay counts
- * as sent only what was sent before it; a client closed for a violation has nothing more relayed.
+ * receives nothing after the relay's close frame, though the stream goes on (also when the
+ * frame waits behind the member's backlog), and the relay counts as sent only what was sent before
+ * it; a client closed for a violation has nothing more relayed.
  */
 class ClosingSessionTest {
 
@@ -131,6 +132,7 @@ class ClosingSessionTest {
             }
         }
     }
+
     /**
      * The close reply to a client's close is Netty's protocol handler's, written past the lifecycle;
      * deliveries are written past both (see RelaySession). Here the reply waits in the relay behind

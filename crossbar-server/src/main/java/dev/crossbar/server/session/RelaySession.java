@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deliveries are frames already encoded, written and flushed from the frame encoder's context:
  * the handlers between here and there (the lifecycle, Netty's protocol handler) would only refuse
- * them after a close frame, and walking them cost a tenth of the relay's CPU in a large fan-out.
+ * them after a close frame, and walking them was 8 % of the relay's CPU in fan-out to 5,000.
  * So every write here first checks {@link ConnectionLifecycle#isClosing()}, which every close frame
  * sets, whoever wrote it.
  *

@@ -15,7 +15,7 @@ import java.util.List;
  * <p>Why: relayed messages are frames already encoded once for all their receivers
  * ({@code PreparedFrame}), and a {@code RelaySession} writes them from this handler's context, past
  * the lifecycle and the protocol handler, whose only part in them was to refuse them after a close
- * frame (a walk of the pipeline per receiver, a tenth of the relay's CPU in fan-out to 5,000).
+ * frame (a walk of the pipeline per receiver, 8 % of the relay's CPU in fan-out to 5,000).
  * Every close frame still comes through here as a frame object, so marking the connection closing
  * here lets the session refuse deliveries itself ({@link ConnectionLifecycle#isClosing()}): the
  * protocol handler's answer to a client's close is written from its own context and never passes
