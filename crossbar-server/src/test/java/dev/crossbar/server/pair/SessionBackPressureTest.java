@@ -57,13 +57,16 @@ class SessionBackPressureTest {
                 client.flush();
             }).sync();
             long total = (long) MESSAGE * MESSAGES;
-            // What the relay (a high water mark per side), the host and the sockets' buffers hold is well under half.
+            // What the relay holds is a high water mark per side; the sockets' buffers on the way
+            // (four connections, each autotuned by the kernel: up to 32 MiB to receive on CI's
+            // machines) held up to 17 MB of the 32 in one CI run. A relay that did not stop reading
+            // would leave nothing waiting in the client, so a quarter still tells the two apart.
             Thread.sleep(2000);
             long waiting = client.channel.eventLoop().submit(() -> {
                 ChannelOutboundBuffer out = client.channel.unsafe().outboundBuffer();
                 return out == null ? 0L : out.totalPendingWriteBytes();
             }).get();
-            assertTrue(waiting > total / 2, "the relay stopped reading the client: " + waiting + " of " + total
+            assertTrue(waiting > total / 4, "the relay stopped reading the client: " + waiting + " of " + total
                     + " bytes still wait in the client");
             client.channel.config().setAutoRead(true);
             MessageDigest got = MessageDigest.getInstance("SHA-256");
