@@ -421,8 +421,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void flush() {
-        needsFlush = false;
-        out.flush();
+        if (needsFlush) { // else nothing written since the last flush (a receiver's slice came after a pump's flush)
+            needsFlush = false;
+            out.flush();
+        }
     }
 
     /**
