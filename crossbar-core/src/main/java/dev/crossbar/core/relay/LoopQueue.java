@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * drain writes every queued delivery to its receivers without flushing, then flushes each touched
  * receiver once: a burst of messages costs one task and one flush (one syscall) per receiver, not
  * one per message. Flushes go {@link #FLUSH_SLICE} receivers at a time, with the loop's I/O between
- * slices, so a large fan-out does not keep the next message unread. The queue is bounded in bytes ({@code maxBacklogBytes}); a delivery that does
- * not fit is refused whole and its receivers count a drop.
+ * slices, so a large fan-out does not keep the next message unread. The queue is bounded in bytes
+ * ({@code maxBacklogBytes}); a delivery that does not fit is refused whole and its receivers count a
+ * drop.
  *
  * <p>Ownership: a queued delivery holds one reference to its frame, released after the drain has
  * handed {@code retainedDuplicate()}s to the receivers (or if the loop refuses the task). A local
@@ -46,7 +47,7 @@ final class LoopQueue implements Runnable {
      * Receivers flushed in one go before the loop gets back to its sockets: with thousands of
      * receivers a pass of flushes (a system call each) takes tens of milliseconds, and the next
      * message waits unread behind it. Between slices the loop reads, and what it reads joins the
-     * flushes still to come (video to 5,000 viewers: p50 63 → 31 ms, docs/benchmarks.md).
+     * flushes still to come (video to 5,000 viewers: p50 54 → 33 ms, p99 139 → 90 ms; benchmarks.md).
      */
     static final int FLUSH_SLICE = 256;
 

@@ -421,7 +421,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void flush() {
-        if (needsFlush) { // else nothing written since the last flush (a receiver's slice came after a pump's flush)
+        if (needsFlush) { // else nothing was written since (a slice coming after a pump's flush)
             needsFlush = false;
             out.flush();
         }
