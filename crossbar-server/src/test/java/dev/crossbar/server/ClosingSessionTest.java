@@ -145,12 +145,11 @@ class ClosingSessionTest {
              RawClient member = new RawClient(relay.port(), 4096)) {
             assertTrue(member.upgrade("/lab/busy").startsWith("HTTP/1.1 101"));
             await("2 members", WAIT, () -> relay.server().connections() == 2);
-            RelaySession watched = sessionOf(member);
-            RelaySession publisher = null;
+            RelaySession watched = sessionOf(relay, member);
+            RelaySession from = null;
             for (Member m : relay.server().topics().topics().iterator().next().members()) {
-                publisher = m == watched ? publisher : (RelaySession) m;
+                from = m == watched ? from : (RelaySession) m;
             }
-            RelaySession from = publisher;
             // The member reads nothing yet: once the kernel's buffers are full its frames wait in
             // the relay, and the close reply will too. Up to half its bound (1 MiB, Netty's high-water
             // mark), so that what follows fits in the rest: nothing is dropped for being over it.
@@ -183,7 +182,7 @@ class ClosingSessionTest {
     }
 
     /** The relay's session of {@code client}, found by the client's port. */
-    private RelaySession sessionOf(RawClient client) {
+    private static RelaySession sessionOf(RelayServerExtension relay, RawClient client) {
         for (Member m : relay.server().topics().topics().iterator().next().members()) {
             if (((RelaySession) m).channel().remoteAddress().toString().endsWith(":" + client.socket.getLocalPort())) {
                 return (RelaySession) m;
@@ -257,14 +256,7 @@ class ClosingSessionTest {
                  RawClient member = new RawClient(relay.port())) {
                 assertTrue(member.upgrade("/lab/busy").startsWith("HTTP/1.1 101"));
                 await("2 members", WAIT, () -> relay.server().connections() == 2);
-                RelaySession session = null;
-                for (Member m : relay.server().topics().topics().iterator().next().members()) {
-                    if (((RelaySession) m).channel().remoteAddress().toString().endsWith(":" + member.socket.getLocalPort())) {
-                        session = (RelaySession) m;
-                    }
-                }
-                assertNotNull(session, "found the member's session");
-                RelaySession watched = session;
+                RelaySession watched = sessionOf(relay, member);
                 // Densely, so deliveries keep arriving while the close frame is on its way.
                 Thread t = stream(sender, stop, 100_000);
                 try {
