@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -46,6 +49,62 @@ class PreparedFrameTest {
             // The frame owned the payload: a copy releases it at once, a composite with the frame.
             assertEquals(0, payload.refCnt());
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 125, 126, 4600, 65535})
+    void aPayloadBufferBecomesTheFrameItselfWithNettysBytes(int length) {
+        byte[] bytes = new byte[length];
+        new Random(length).nextBytes(bytes);
+        for (boolean text : new boolean[] {false, true}) {
+            ByteBuf payload = PreparedFrame.payloadBuffer(alloc, text, length).writeBytes(bytes);
+            assertArrayEquals(bytes, ByteBufUtil.getBytes(payload)); // readable: the payload alone
+            PreparedFrame frame = PreparedFrame.of(alloc, text, payload, 42L);
+            try {
+                assertSame(payload, frame.content());
+                assertArrayEquals(nettyEncoding(text, bytes), ByteBufUtil.getBytes(frame.content()));
+                assertEquals(length, frame.payloadLength());
+                assertEquals(1, payload.refCnt());
+            } finally {
+                frame.release();
+            }
+            assertEquals(0, payload.refCnt());
+        }
+    }
+
+    @Test
+    void aPayloadBufferSharedOrOfTheOtherTypeIsCopiedNotMoved() {
+        byte[] bytes = new byte[300];
+        new Random(3).nextBytes(bytes);
+        // Shared: another holder's reader index must not move under it.
+        ByteBuf shared = PreparedFrame.payloadBuffer(alloc, false, bytes.length).writeBytes(bytes);
+        ByteBuf other = shared.retain();
+        PreparedFrame frame = PreparedFrame.of(alloc, false, shared, 0L);
+        try {
+            assertNotSame(shared, frame.content());
+            assertArrayEquals(nettyEncoding(false, bytes), ByteBufUtil.getBytes(frame.content()));
+            assertArrayEquals(bytes, ByteBufUtil.getBytes(other));
+        } finally {
+            frame.release();
+            other.release();
+        }
+        assertEquals(0, shared.refCnt());
+        // Read as binary, relayed as text: the header in front is not this frame's.
+        ByteBuf binary = PreparedFrame.payloadBuffer(alloc, false, bytes.length).writeBytes(bytes);
+        PreparedFrame asText = PreparedFrame.of(alloc, true, binary, 0L);
+        try {
+            assertNotSame(binary, asText.content());
+            assertArrayEquals(nettyEncoding(true, bytes), ByteBufUtil.getBytes(asText.content()));
+        } finally {
+            asText.release();
+        }
+        assertEquals(0, binary.refCnt());
+    }
+
+    @Test
+    void aPayloadBufferIsOnlyForWhatGoesOutInOneBuffer() {
+        assertThrows(IllegalArgumentException.class,
+                () -> PreparedFrame.payloadBuffer(alloc, false, PreparedFrame.CONTIGUOUS_LIMIT));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.crossbar.server.websocket;
 
+import dev.crossbar.core.relay.PreparedFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
@@ -106,6 +107,8 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
         if (received == 0 && in.readableBytes() >= payloadLength) { // the whole payload is here: one copy
             inPayload = false;
             ByteBuf payload = payloadLength == 0 ? Unpooled.EMPTY_BUFFER
+                    : wholeSmallMessage() ? UnmaskingCopy.copy(
+                            PreparedFrame.payloadBuffer(ctx.alloc(), opcode == OPCODE_TEXT, payloadLength), in, payloadLength, maskKey)
                     : UnmaskingCopy.copy(ctx.alloc(), in, payloadLength, maskKey);
             out.add(frame(ctx, in, payload));
             return;
@@ -118,6 +121,14 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
                 out.add(frame(ctx, in, takeGathered(ctx)));
             }
         }
+    }
+
+    /**
+     * A message in one frame, small enough for the relay to send its payload in one buffer behind
+     * the header: read into a {@link PreparedFrame#payloadBuffer}, it is relayed without another copy.
+     */
+    private boolean wholeSmallMessage() {
+        return fin && (opcode == OPCODE_TEXT || opcode == OPCODE_BINARY) && payloadLength < PreparedFrame.CONTIGUOUS_LIMIT;
     }
 
     /**

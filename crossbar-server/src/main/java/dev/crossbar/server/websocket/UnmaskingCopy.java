@@ -35,7 +35,11 @@ final class UnmaskingCopy {
      * caller's.
      */
     static ByteBuf copy(ByteBufAllocator alloc, ByteBuf in, int length, int key) {
-        ByteBuf out = alloc.buffer(length);
+        return copy(alloc.buffer(length), in, length, key);
+    }
+
+    /** As above, into {@code out}, which must have room: takes it, and returns it or releases it. */
+    static ByteBuf copy(ByteBuf out, ByteBuf in, int length, int key) {
         try {
             append(in, length, key, out);
             return out;

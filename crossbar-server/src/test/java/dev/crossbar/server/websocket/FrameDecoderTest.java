@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.core.relay.PreparedFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -67,6 +68,39 @@ class FrameDecoderTest {
                 assertNull(ch.readInbound());
                 assertFalse(ch.finish());
             }
+        }
+    }
+
+    /**
+     * A message in one frame below the contiguous limit is read behind its outgoing header, so the
+     * relay frames it without a second buffer; fragments, control frames and larger payloads are not.
+     */
+    @Test
+    void aWholeSmallMessageIsReadReadyToRelay() {
+        Random random = new Random(5);
+        int[][] cases = { // first byte, length, whether it is framed in place
+            {0x82, 100, 1}, {0x81, 300, 1}, {0x82, PreparedFrame.CONTIGUOUS_LIMIT - 1, 1},
+            {0x82, PreparedFrame.CONTIGUOUS_LIMIT, 0}, {0x02, 100, 0}, {0x89, 100, 0}};
+        for (int[] c : cases) {
+            byte[] payload = new byte[c[1]];
+            for (int i = 0; i < payload.length; i++) {
+                payload[i] = (byte) ('a' + random.nextInt(26)); // valid text too
+            }
+            EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX));
+            ch.writeInbound(Unpooled.wrappedBuffer(frame(c[0], payload, random.nextInt())));
+            WebSocketFrame frame = ch.readInbound();
+            boolean text = (c[0] & 0x0F) == 1;
+            ByteBuf content = frame.content().retain(); // the frame's reference passes on, as the relay's does
+            frame.release();
+            assertArrayEquals(payload, ByteBufUtil.getBytes(content));
+            PreparedFrame prepared = PreparedFrame.of(content.alloc(), text, content, 0L);
+            try {
+                assertEquals(c[2] == 1, prepared.content() == content, String.format("0x%x, %d bytes", c[0], c[1]));
+            } finally {
+                prepared.release();
+            }
+            assertEquals(0, content.refCnt());
+            ch.finishAndReleaseAll();
         }
     }
 
