@@ -40,9 +40,11 @@ import java.util.List;
  * whole message's limit is {@code MessageAssembler}'s). After a close frame or a violation, every
  * further byte is skipped. Text is left to Netty's {@code Utf8FrameValidator}, after this handler.
  *
- * <p>A payload that is whole in what has been read is copied out in one go; one that arrives in
- * pieces is taken piece by piece as it comes, into chunks of its own, so that no socket read is
- * held while the rest is awaited ({@link #gather}), and passed on as a composite of its chunks.
+ * <p>A payload that is whole in what has been read is copied out in one go (a whole message under
+ * 64 KiB into a {@link PreparedFrame#payloadBuffer}, behind the header the relay will send it
+ * with, so that framing it costs no second copy); one that arrives in pieces is taken piece by
+ * piece as it comes, into chunks of its own, so that no socket read is held while the rest is
+ * awaited ({@link #gather}), and passed on as a composite of its chunks.
  *
  * <p>The relay swaps it in for Netty's decoder when the upgrade completes, before any frame has
  * been read ({@code transport.FrameCodecSwap}).
