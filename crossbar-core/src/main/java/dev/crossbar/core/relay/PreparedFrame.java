@@ -101,7 +101,10 @@ public final class PreparedFrame {
                 payload.release();
             }
         } else {
-            CompositeByteBuf joined = alloc.compositeDirectBuffer(2);
+            // Room for every piece: past its maximum a composite copies all of them into one
+            // buffer, and a payload that arrived in pieces is a composite of up to hundreds.
+            int pieces = payload instanceof CompositeByteBuf c ? c.numComponents() : 1;
+            CompositeByteBuf joined = alloc.compositeDirectBuffer(1 + pieces);
             joined.addComponent(true, frame);
             joined.addFlattenedComponents(true, payload);
             frame = joined;

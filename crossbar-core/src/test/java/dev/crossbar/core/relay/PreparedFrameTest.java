@@ -147,6 +147,28 @@ class PreparedFrameTest {
         assertFalse(payload.refCnt() > 0);
     }
 
+    @Test
+    void aLargePayloadInManyPiecesIsSharedPieceByPiece() {
+        // As the decoder passes on a payload that arrived over many reads: a composite of chunks.
+        byte[] bytes = new byte[1 << 20];
+        new Random(9).nextBytes(bytes);
+        CompositeByteBuf payload = alloc.compositeDirectBuffer(64);
+        for (int at = 0; at < bytes.length; at += 16 * 1024) {
+            payload.addComponent(true, alloc.directBuffer(16 * 1024).writeBytes(bytes, at, 16 * 1024));
+        }
+        ByteBuf firstChunk = payload.component(0);
+        PreparedFrame frame = PreparedFrame.of(alloc, false, payload, 0L);
+        try {
+            CompositeByteBuf content = assertInstanceOf(CompositeByteBuf.class, frame.content());
+            assertEquals(1 + 64, content.numComponents()); // the header, then each chunk: nothing copied
+            assertEquals(1, firstChunk.refCnt());
+            assertArrayEquals(nettyEncoding(false, bytes), ByteBufUtil.getBytes(content));
+        } finally {
+            frame.release();
+        }
+        assertEquals(0, firstChunk.refCnt());
+    }
+
     private static byte[] nettyEncoding(boolean text, byte[] bytes) {
         EmbeddedChannel ch = new EmbeddedChannel(new WebSocket08FrameEncoder(false));
         ch.writeOutbound(text ? new TextWebSocketFrame(Unpooled.wrappedBuffer(bytes))
