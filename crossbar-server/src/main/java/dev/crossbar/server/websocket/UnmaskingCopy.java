@@ -2,6 +2,7 @@ package dev.crossbar.server.websocket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -17,6 +18,8 @@ import java.nio.ByteOrder;
 final class UnmaskingCopy {
 
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
+    /** Direct views are unmasked through their addresses where the JVM allows unaligned longs there. */
+    private static final boolean BY_ADDRESS = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
     /**
      * Payloads from this size are unmasked in one pass over NIO views. Smaller ones are copied, then
      * unmasked in place through the buffer's own accessors, as Netty does: as fast for a few dozen
@@ -93,14 +96,19 @@ final class UnmaskingCopy {
      * be a buffer's internal view).
      */
     private static void xor(ByteBuffer src, ByteBuffer dst, int at, int key) {
+        long k = key & 0xFFFF_FFFFL;
+        long mask = k << 32 | k; // big-endian: the key's bytes in wire order, twice
+        if (NATIVE == ByteOrder.LITTLE_ENDIAN) {
+            mask = Long.reverseBytes(mask);
+        }
+        if (BY_ADDRESS && src.isDirect() && dst.isDirect()) {
+            xor(PlatformDependent.directBufferAddress(src) + src.position(),
+                    PlatformDependent.directBufferAddress(dst) + at, src.remaining(), key, mask);
+            return;
+        }
         ByteOrder srcOrder = src.order();
         src.order(NATIVE);
         try {
-            long k = key & 0xFFFF_FFFFL;
-            long mask = k << 32 | k; // big-endian: the key's bytes in wire order, twice
-            if (NATIVE == ByteOrder.LITTLE_ENDIAN) {
-                mask = Long.reverseBytes(mask);
-            }
             int s = src.position();
             int n = src.remaining();
             int i = 0;
@@ -112,6 +120,22 @@ final class UnmaskingCopy {
             }
         } finally {
             src.order(srcOrder);
+        }
+    }
+
+    /**
+     * As above, between two addresses: the loop with no bounds or scope check per long, which the
+     * JIT unrolls. Why: over a ByteBuffer's accessors it was a fifth of the relay's CPU relaying
+     * 1 MiB messages (async-profiler), about a nanosecond per 8 bytes. The views' bounds were
+     * checked when they were made, for exactly these bytes.
+     */
+    private static void xor(long src, long dst, int n, int key, long mask) {
+        int i = 0;
+        for (; i <= n - 8; i += 8) {
+            PlatformDependent.putLong(dst + i, PlatformDependent.getLong(src + i) ^ mask);
+        }
+        for (; i < n; i++) {
+            PlatformDependent.putByte(dst + i, (byte) (PlatformDependent.getByte(src + i) ^ (key >>> (24 - 8 * (i & 3)))));
         }
     }
 
