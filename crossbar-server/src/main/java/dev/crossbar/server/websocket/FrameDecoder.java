@@ -108,10 +108,10 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
         }
         if (received == 0 && in.readableBytes() >= payloadLength) { // the whole payload is here: one copy
             inPayload = false;
-            ByteBuf payload = payloadLength == 0 ? Unpooled.EMPTY_BUFFER
-                    : wholeSmallMessage() ? UnmaskingCopy.copy(
-                            PreparedFrame.payloadBuffer(ctx.alloc(), opcode == OPCODE_TEXT, payloadLength), in, payloadLength, maskKey)
-                    : UnmaskingCopy.copy(ctx.alloc(), in, payloadLength, maskKey);
+            ByteBuf into = payloadLength == 0 ? null
+                    : wholeSmallMessage() ? PreparedFrame.payloadBuffer(ctx.alloc(), opcode == OPCODE_TEXT, payloadLength)
+                    : ctx.alloc().buffer(payloadLength);
+            ByteBuf payload = into == null ? Unpooled.EMPTY_BUFFER : UnmaskingCopy.copy(into, in, payloadLength, maskKey);
             out.add(frame(ctx, in, payload));
             return;
         }
@@ -130,7 +130,8 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
      * the header: read into a {@link PreparedFrame#payloadBuffer}, it is relayed without another copy.
      */
     private boolean wholeSmallMessage() {
-        return fin && (opcode == OPCODE_TEXT || opcode == OPCODE_BINARY) && payloadLength < PreparedFrame.CONTIGUOUS_LIMIT;
+        return fin && (opcode == OPCODE_TEXT || opcode == OPCODE_BINARY)
+                && payloadLength < PreparedFrame.CONTIGUOUS_LIMIT;
     }
 
     /**

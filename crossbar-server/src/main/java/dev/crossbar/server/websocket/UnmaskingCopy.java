@@ -1,7 +1,6 @@
 package dev.crossbar.server.websocket;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -12,8 +11,8 @@ import java.nio.ByteOrder;
  *
  * <p>Why: Netty's decoder copies the payload into a new buffer, then unmasks that buffer in place,
  * a second pass; profiled on 1 MiB messages the two passes were a quarter of the relay's CPU
- * (docs/benchmarks.md). The loop works on NIO views of the buffers, 8 bytes at a time in the
- * machine's byte order.
+ * (docs/benchmarks.md). The loop works on NIO views of the buffers (through their addresses when
+ * direct), 8 bytes at a time in the machine's byte order.
  */
 final class UnmaskingCopy {
 
@@ -32,16 +31,11 @@ final class UnmaskingCopy {
     }
 
     /**
-     * A new buffer holding the {@code length} bytes at {@code in}'s reader index XORed with
-     * {@code key} (RFC 6455 section 5.3: byte i with key byte i mod 4, big-endian); advances
-     * {@code in}'s reader index past them. The caller owns the returned buffer; {@code in} stays the
-     * caller's.
+     * {@code out} holding, at its writer index, the {@code length} bytes at {@code in}'s reader index
+     * XORed with {@code key} (RFC 6455 section 5.3: byte i with key byte i mod 4, big-endian);
+     * advances both indexes. {@code out} must have room: this takes it, and returns it to the
+     * caller or releases it if the copy fails; {@code in} stays the caller's.
      */
-    static ByteBuf copy(ByteBufAllocator alloc, ByteBuf in, int length, int key) {
-        return copy(alloc.buffer(length), in, length, key);
-    }
-
-    /** As above, into {@code out}, which must have room: takes it, and returns it or releases it. */
     static ByteBuf copy(ByteBuf out, ByteBuf in, int length, int key) {
         try {
             append(in, length, key, out);
@@ -135,7 +129,8 @@ final class UnmaskingCopy {
             PlatformDependent.putLong(dst + i, PlatformDependent.getLong(src + i) ^ mask);
         }
         for (; i < n; i++) {
-            PlatformDependent.putByte(dst + i, (byte) (PlatformDependent.getByte(src + i) ^ (key >>> (24 - 8 * (i & 3)))));
+            byte b = PlatformDependent.getByte(src + i);
+            PlatformDependent.putByte(dst + i, (byte) (b ^ (key >>> (24 - 8 * (i & 3)))));
         }
     }
 
