@@ -38,6 +38,9 @@ final class IntegrityChecker {
     private long mergedMessages;
     private long duplicates;
     private long reordered;
+    /** This receiver's measured latencies, summed, and how many: its mean, to compare receivers. */
+    private long latencySumNanos;
+    private long latencies;
 
     /**
      * @param senders       how many senders (ids 0..senders-1) this receiver hears
@@ -140,9 +143,17 @@ final class IntegrityChecker {
         }
         deliveredBytes.setOpaque(deliveredBytes.getPlain() + size);
         if (latency != null && sentAt >= clock.measureFromNanos()) {
-            latency.recordValue(Math.min(Math.max(0, nowNanos - sentAt), latency.getHighestTrackableValue()));
+            long nanos = Math.min(Math.max(0, nowNanos - sentAt), latency.getHighestTrackableValue());
+            latency.recordValue(nanos);
+            latencySumNanos += nanos;
+            latencies++;
         }
         return true;
+    }
+
+    /** Mean latency of this receiver's measured messages in nanoseconds, or -1 if none was measured. */
+    double meanLatencyNanos() {
+        return latencies == 0 ? -1 : (double) latencySumNanos / latencies;
     }
 
     /** The full sequence whose low 24 bits are {@code low}, nearest to {@code highest + 1}; -1 if negative. */

@@ -337,9 +337,26 @@ final class LoadRun {
                 .put("p99Us", l.p99Us())
                 .put("p999Us", l.p999Us())
                 .put("maxUs", l.maxUs());
+        receiverSpread(r);
         if (slowHandler != null) {
             r.put("slowReceived", slowHandler.unchecked());
         }
+    }
+
+    /**
+     * How far apart the receivers are: the fastest, median and slowest receiver's mean latency.
+     * A tail that is a few receivers served late shows as a slowest far above the median; a tail
+     * every receiver shares (bursts, pauses) shows as means close together.
+     */
+    private void receiverSpread(RunResult r) {
+        double[] means = receivers.stream().mapToDouble(h -> h.checker().meanLatencyNanos()).filter(m -> m >= 0)
+                .sorted().toArray();
+        if (means.length < 2) {
+            return;
+        }
+        r.put("receiverMeanUsMin", round(means[0] / 1000, 1))
+                .put("receiverMeanUsMedian", round(means[means.length / 2] / 1000, 1))
+                .put("receiverMeanUsMax", round(means[means.length - 1] / 1000, 1));
     }
 
     // ---- idle ----
