@@ -10,6 +10,7 @@ import dev.crossbar.server.testing.Received;
 import dev.crossbar.server.testing.RelayServerExtension;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -78,6 +79,52 @@ class BurstTest {
             var totals = relay.server().topics().topics().iterator().next().totals();
             assertEquals(0, totals[4], "no drops");
         }
+    }
+
+    /**
+     * Small frames written in one go are copied into one buffer per receiver, larger ones written
+     * on their own: interleaved in one burst, text and binary, empty and up to twice the copy
+     * limit, every message still arrives alone, with its type, in order.
+     */
+    @Test
+    void smallAndLargeMessagesInterleavedKeepTheirOrderAndType() {
+        int n = 3_000;
+        try (NettyClient sender = NettyClient.connect(relay.ws("/in/mixed"));
+             JdkClient jdk = JdkClient.connect(relay.ws("/out/mixed"));
+             NettyClient netty = NettyClient.connect(relay.ws("/out/mixed"))) {
+            await("3 members", Duration.ofSeconds(5), () -> relay.server().topics().size() == 1
+                    && relay.server().topics().topics().iterator().next().members().length == 3);
+            for (int i = 0; i < n; i++) {
+                byte[] m = mixed(i);
+                sender.write(i % 2 == 0 ? new TextWebSocketFrame(Unpooled.wrappedBuffer(m))
+                        : new BinaryWebSocketFrame(Unpooled.wrappedBuffer(m)));
+                if (i % 100 == 99) {
+                    sender.flush();
+                }
+            }
+            sender.flush();
+            for (var receiver : java.util.List.<java.util.function.Supplier<Received>>of(
+                    () -> netty.take(Duration.ofSeconds(30)), () -> jdk.take(Duration.ofSeconds(30)))) {
+                for (int i = 0; i < n; i++) {
+                    Received r = receiver.get();
+                    assertEquals(i % 2 == 0, r.text(), "message " + i + " changed type");
+                    if (!java.util.Arrays.equals(mixed(i), r.data())) {
+                        throw new AssertionError("message " + i + " (" + mixed(i).length + " bytes) arrived as "
+                                + r.data().length + " bytes: merged, split, corrupted or out of order");
+                    }
+                }
+            }
+        }
+    }
+
+    /** Lengths 0 to 2,100 bytes, small and large in turn; ASCII, so valid as text too. */
+    private static byte[] mixed(int i) {
+        int length = i % 3 == 0 ? i % 7 : i % 3 == 1 ? 1_000 + i % 1_100 : 100 + i % 50;
+        byte[] m = new byte[length];
+        for (int k = 0; k < length; k++) {
+            m[k] = (byte) ('a' + (i + k) % 26);
+        }
+        return m;
     }
 
     @Test

@@ -16,6 +16,7 @@ import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
@@ -42,8 +43,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ownership: this is the last inbound handler. A data frame's content is handed to
  * {@link Router#publish}, which takes that reference; anything else that reaches here is released.
- * For delivery, the {@link PreparedFrame} is borrowed and a {@code retainedDuplicate()} is written;
- * the channel's outbound buffer releases it once sent or failed.
+ * For delivery, the {@link PreparedFrame} is borrowed: a small frame's bytes are copied into this
+ * session's {@link #coalesced} buffer, which is written at the flush (the channel's outbound buffer
+ * then releases it) or released if the connection is closing or closed first; a larger frame is
+ * written as a {@code retainedDuplicate()}, which the outbound buffer releases once sent or failed.
  *
  * <p>Deliveries are frames already encoded, written and flushed from the frame encoder's context:
  * the handlers between here and there (the lifecycle, Netty's protocol handler) would only refuse
@@ -61,6 +64,14 @@ import org.slf4j.LoggerFactory;
  * closed (1013). Memory per receiver is at most {@code maxBacklogBytes} and one more message, and
  * queued frames are duplicates of buffers shared by every receiver of the message.
  *
+ * <p>Small frames written between two flushes are copied into one buffer, written at the flush:
+ * one write, one outbound entry and one socket buffer for the lot, as a client library writing its
+ * queue does. Writing each as a duplicate of the shared frame cost, per message and receiver, an
+ * object, two reference counts, an outbound entry with its accounting, and an element of the
+ * system call's vector: more than copying a few hundred bytes. A frame too large to be worth
+ * copying goes out as before, after what was coalesced ahead of it. Nothing is coalesced on
+ * {@code max-latency} and lossless streams, whose bounds read the channel's own queue.
+ *
  * <p>On a stream with {@code max-latency}, messages beyond a few kilobytes in the channel wait in a
  * {@link LatencyQueue} instead, which skips the receiver forward when they would reach it too late,
  * counting the time they will still spend in the sockets, from the receiver's measured pace; the
@@ -74,6 +85,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     static final int QUEUE_SLACK_BYTES = 4096;
     /** On {@code max-latency} streams: what the channel may hold before the latency queue holds it. */
     static final int LATENCY_CHANNEL_BYTES = 4096;
+    /** Frames up to this size are copied into the {@link #coalesced} buffer rather than written one by one. */
+    static final int COALESCE_MAX_FRAME_BYTES = 1024;
+    /** The most one coalesced buffer holds; a frame that does not fit starts the next one. */
+    static final int COALESCE_BUFFER_BYTES = 16 * 1024;
 
     private final Router router;
     private final ChannelGroup sessions;
@@ -93,6 +108,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private ClientInfo client;
     private Topic topic;
     private boolean needsFlush;
+    /** Small frames written since the last flush, not yet in the channel; null when none. */
+    private ByteBuf coalesced;
+    /** How many bytes the last coalesced buffer held: what the next one is likely to need. */
+    private int lastCoalescedBytes;
     /** This connection's keepalive and closing handshake (an earlier handler in the pipeline). */
     private ConnectionLifecycle lifecycle;
     private ScheduledFuture<?> slowTimer;
@@ -145,6 +164,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.lifecycle = ConnectionLifecycle.of(ctx.pipeline());
+    }
+
+    /** Replaced or removed with frames still coalesced: they were never written, so they are released. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        discardCoalesced();
     }
 
     @Override
@@ -237,6 +262,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (latency != null) {
             latency.clear();
         }
+        discardCoalesced();
         ctx.fireChannelInactive();
     }
 
@@ -358,7 +384,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      */
     private boolean write(PreparedFrame frame) {
         writtenBytes += frame.frameLength();
-        out.write(frame.content().retainedDuplicate(), out.voidPromise());
+        if (frame.frameLength() <= COALESCE_MAX_FRAME_BYTES && latency == null && holdBack == null) {
+            coalesce(frame.content());
+        } else {
+            writeCoalesced(); // what was written before this frame goes before it
+            out.write(frame.content().retainedDuplicate(), out.voidPromise());
+        }
         // The publish time, not a clock read per receiver: with 1,000 receivers the reads cost more
         // than the rest of counting, and "last message out" needs no finer truth than that.
         stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
@@ -367,6 +398,45 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         needsFlush = true;
         return true;
+    }
+
+    /** Copies a small frame's bytes behind those coalesced since the last flush. */
+    private void coalesce(ByteBuf frameBytes) {
+        int n = frameBytes.readableBytes();
+        if (coalesced != null && coalesced.maxWritableBytes() < n) {
+            writeCoalesced();
+        }
+        if (coalesced == null) {
+            // Sized as the last one was filled, grown if more come: growing copies what it holds,
+            // and a receiver sent one small frame per flush, reading slowly, queues buffers the
+            // size of its frames, not of the limit.
+            coalesced = ctx.alloc().directBuffer(Math.max(n, lastCoalescedBytes), Math.max(n, COALESCE_BUFFER_BYTES));
+        }
+        coalesced.writeBytes(frameBytes, frameBytes.readerIndex(), n);
+    }
+
+    /**
+     * Writes the coalesced frames to the channel, unless a close frame has gone out meanwhile
+     * (nothing may follow it; the connection is ending, so they would never be read).
+     */
+    private void writeCoalesced() {
+        ByteBuf frames = coalesced;
+        if (frames != null) {
+            coalesced = null;
+            lastCoalescedBytes = frames.readableBytes();
+            if (lifecycle.isClosing()) {
+                frames.release();
+            } else {
+                out.write(frames, out.voidPromise());
+            }
+        }
+    }
+
+    private void discardCoalesced() {
+        if (coalesced != null) {
+            coalesced.release();
+            coalesced = null;
+        }
     }
 
     /** Over its bound (not writable), this receiver holds the senders back, and is watched for a stall. */
@@ -423,6 +493,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     public void flush() {
         if (needsFlush) { // else nothing was written since (a slice coming after a pump's flush)
             needsFlush = false;
+            writeCoalesced();
             out.flush();
         }
     }
@@ -453,9 +524,11 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
     }
 
+    /** Bytes written by this session that the client has not read: in the channel, or still coalesced. */
     private long pendingBytes() {
         ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-        return out == null ? 0 : out.totalPendingWriteBytes();
+        long inChannel = out == null ? 0 : out.totalPendingWriteBytes();
+        return coalesced == null ? inChannel : inChannel + coalesced.readableBytes();
     }
 
     /**
