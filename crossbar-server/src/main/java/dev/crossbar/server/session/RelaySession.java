@@ -61,8 +61,9 @@ import org.slf4j.LoggerFactory;
  * for longer is stalled: a message that does not fit its {@code maxQueueBytes} is dropped whole
  * and counted; the sender and other receivers never wait for it. An empty queue takes any one
  * message. Under the {@code DISCONNECT} policy a receiver still dropping after the grace period is
- * closed (1013). Memory per receiver is at most {@code maxBacklogBytes} and one more message, and
- * queued frames are duplicates of buffers shared by every receiver of the message.
+ * closed (1013). Memory per receiver is at most {@code maxBacklogBytes} and one more message;
+ * queued frames over 1 KiB are duplicates of buffers shared by every receiver of the message,
+ * smaller ones the receiver's own copies (below), counted against the same bounds.
  *
  * <p>Small frames written between two flushes are copied into one buffer, written at the flush:
  * one write, one outbound entry and one socket buffer for the lot, as a client library writing its
@@ -85,7 +86,11 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     static final int QUEUE_SLACK_BYTES = 4096;
     /** On {@code max-latency} streams: what the channel may hold before the latency queue holds it. */
     static final int LATENCY_CHANNEL_BYTES = 4096;
-    /** Frames up to this size are copied into the {@link #coalesced} buffer rather than written one by one. */
+    /**
+     * Frames up to this size are copied into the {@link #coalesced} buffer rather than written one
+     * by one. Larger ones stay shared: their copy would cost more than the bookkeeping it saves, and
+     * a backlog of shared frames holds each message once, however many receivers are behind.
+     */
     static final int COALESCE_MAX_FRAME_BYTES = 1024;
     /** The most one coalesced buffer holds; a frame that does not fit starts the next one. */
     static final int COALESCE_BUFFER_BYTES = 16 * 1024;
