@@ -22,6 +22,7 @@ import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.tls.TlsDetector;
 import dev.crossbar.server.tls.TlsErrors;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
+import dev.crossbar.server.websocket.ProtocolViolations;
 import dev.crossbar.server.websocket.ReadIdleTimer;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
@@ -58,7 +59,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *  socket → [tls-detect → tls-errors] → handshake-timeout → idle → http-codec → http-aggregator
- *         → keep-alive → [admin-guard] → upgrade-gate → [auth-gate] → ws-protocol → assembler
+ *         → keep-alive → [admin-guard] → upgrade-gate → [auth-gate] → violations → ws-protocol → assembler
  *         → [first-message-auth] → [access] → session
  * </pre>
  *
@@ -128,8 +129,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
                 .handshakeTimeoutMillis(config.handshakeTimeout().toMillis())
                 .forceCloseTimeoutMillis(1000)
                 .handleCloseFrames(true)
-                // No automatic 1000 on close(): the decoder has already sent 1002/1007/1009 (or, after an
-                // invalid close frame, nothing), and our own closes send their code (CloseCodes).
+                // No automatic 1000 on close(): a violation is answered with 1002/1007/1009 (or, after an
+                // invalid close frame, nothing) by ProtocolViolations, and our own closes send their code (CloseCodes).
                 .sendCloseFrame(null)
                 .dropPongFrames(true)
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
@@ -137,7 +138,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
                         .expectMaskedFrames(true)
                         .allowMaskMismatch(false)
                         .allowExtensions(false)
-                        .closeOnProtocolViolation(true)
+                        // Thrown only: ProtocolViolations answers, and closes without a reset.
+                        .closeOnProtocolViolation(false)
                         .withUTF8Validator(true)
                         .build())
                 .build();
@@ -171,6 +173,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
+        // After the UTF-8 check the protocol handler has just put before itself.
+        p.addBefore("ws-protocol", "violations", ProtocolViolations.INSTANCE);
         p.addLast("lifecycle", new ConnectionLifecycle(missedPings));
         if (homeLoop != null) {
             p.addLast("home-loop", homeLoop);

@@ -2,12 +2,15 @@ package dev.crossbar.server.websocket;
 
 import static java.util.Objects.requireNonNull;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
@@ -42,13 +45,20 @@ import org.slf4j.LoggerFactory;
  * the connection before it reads the close frame), or 2 s after it was queued if it is still stuck
  * behind data the client is not reading. The timer is cancelled when the channel closes.
  *
- * <p>A protocol violation ends the connection too: the codec handler that found it has answered it
- * (1002, 1007, 1009, or no close frame after an invalid close frame) and thrown; from then on the
- * connection is closing, and every frame still decoded from the same read is dropped here. One
- * read can hold many frames: when Netty's UTF-8 validator rejects one fragment of a text message,
- * the decoder goes on passing up the rest, unchecked, and the assembler would otherwise complete
- * the message without the rejected fragment and relay text that is not UTF-8 (Autobahn case
- * 6.3.2). A violation is the client's fault: logged at DEBUG, not passed on as an error.
+ * <p>A protocol violation ends the connection too ({@link #protocolViolation}, from
+ * {@link ProtocolViolations}): it is answered with a close frame (1002, 1007, 1009), and from then
+ * on the connection is closing. The socket is closed as after any close frame of ours, when the
+ * client answers with its close frame or closes, or by the timers, not at once: the client may
+ * still be sending (the rest of a message over the limit), and closing with its bytes arriving
+ * resets the connection, which can destroy the close frame before the client reads it. Until then
+ * what it sends is skipped by the decoder and dropped before the protocol handler. One read can
+ * hold many frames: when Netty's UTF-8 validator rejects one fragment of a text message, the
+ * decoder has already decoded the rest, unchecked, and the assembler would otherwise complete the
+ * message without the rejected fragment and relay text that is not UTF-8 (Autobahn case 6.3.2).
+ * After an invalid close frame the client sends nothing more: the socket is closed at once,
+ * without a close frame. A violation is the client's fault: logged at DEBUG, not passed on as an
+ * error. (The statistics socket keeps Netty's answer, closing at once, its clients sending a few
+ * small requests; the error reaches this handler, which drops what the same read still holds.)
  *
  * <p>Place it right after the WebSocket protocol handler, so that it sees the handshake event
  * first and every write from the handlers after it. State is touched only on the channel's loop;
@@ -138,8 +148,13 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
             return;
         }
         log.debug("{} closing: {} {}", ctx.channel(), status.code(), reason);
+        writeClose(new CloseWebSocketFrame(status, reason));
+    }
+
+    /** Writes our close frame, then closes the socket when the client answers or the timers run out. */
+    private void writeClose(CloseWebSocketFrame frame) {
         closeAfter(CLOSE_FLUSH_TIMEOUT_MILLIS);
-        ctx.writeAndFlush(new CloseWebSocketFrame(status, reason)).addListener(written -> {
+        ctx.writeAndFlush(frame).addListener(written -> {
             if (written.isSuccess() && closeTimer != null) {
                 closeAfter(CLOSE_TIMEOUT_MILLIS);
             }
@@ -188,6 +203,43 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
         } else {
             ctx.fireChannelRead(msg);
         }
+    }
+
+    /**
+     * Fails the connection for {@code violation}, found in what the client sent (see the class
+     * comment): answered with its code and reason, unless {@code answer} is false (the client's
+     * close frame was the invalid one); the socket closed as soon as that is written if
+     * {@code clientClosed}, its close frame read, otherwise as after any close frame of ours.
+     */
+    void protocolViolation(CorruptedWebSocketFrameException violation, boolean answer, boolean clientClosed) {
+        violated = true;
+        log.debug("{} protocol violation: {}", ctx.channel(), violation.getMessage());
+        if (!answer || clientClosed) {
+            boolean first = !closing;
+            closing = true;
+            Object last = answer && first ? closeFrame(violation) : Unpooled.EMPTY_BUFFER;
+            ctx.writeAndFlush(last).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        // Read what is still coming, to drop it, even if a lossless stream had stopped reading.
+        ctx.channel().config().setAutoRead(true);
+        if (closing) {
+            return; // a close frame of ours is already on its way, with its timers
+        }
+        closing = true;
+        if (ctx.channel().isActive()) {
+            writeClose(closeFrame(violation));
+        }
+    }
+
+    private static CloseWebSocketFrame closeFrame(CorruptedWebSocketFrameException violation) {
+        WebSocketCloseStatus status = violation.closeStatus();
+        return new CloseWebSocketFrame(status, violation.getMessage() != null ? violation.getMessage() : status.reasonText());
+    }
+
+    /** After a violation, the client's close frame: it sends nothing more, so the socket is closed now. */
+    void clientClosedAfterViolation() {
+        ctx.channel().close();
     }
 
     @Override

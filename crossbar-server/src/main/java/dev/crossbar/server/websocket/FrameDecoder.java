@@ -4,7 +4,6 @@ import dev.crossbar.core.relay.PreparedFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
@@ -27,18 +26,19 @@ import java.util.List;
 /**
  * Decodes a client's RFC 6455 frames into Netty's frame objects, as Netty's
  * {@code WebSocket08FrameDecoder} does with the relay's settings (masked frames only, no
- * extensions, a violation answered with a close frame and the connection closed), with one
+ * extensions, a violation thrown and the connection's end left to the pipeline), with one
  * difference: each payload is unmasked while it is copied out of the socket reads
  * ({@link UnmaskingCopy}), one pass over its bytes instead of two.
  *
- * <p>Checks, each answered with a close frame carrying the code and the reason, then the channel
- * closed and a {@link CorruptedWebSocketFrameException} thrown: reserved bits (1002), an unmasked
+ * <p>Checks, each thrown as a {@link CorruptedWebSocketFrameException} with the code and the
+ * reason, for {@link ProtocolViolations} to answer: reserved bits (1002), an unmasked
  * frame (1002), a fragmented or oversized (over 125 bytes) control frame, a reserved opcode, a
  * close frame of one byte or with an invalid code (1002) or a reason that is not UTF-8 (1007), a
  * continuation with no message to continue, a new message inside a fragmented one, a length not in
  * its shortest encoding (1002), and a frame longer than {@code maxFramePayloadLength} (1009: the
- * whole message's limit is {@code MessageAssembler}'s). After a close frame or a violation, every
- * further byte is skipped. Text is left to Netty's {@code Utf8FrameValidator}, after this handler.
+ * whole message's limit is {@code MessageAssembler}'s). After a close frame every further byte is
+ * skipped; after a violation, every further frame but the client's close frame (see
+ * {@link #violation}). Text is left to Netty's {@code Utf8FrameValidator}, after this handler.
  *
  * <p>A payload that is whole in what has been read is copied out in one go (a whole message under
  * 64 KiB into a {@link PreparedFrame#payloadBuffer}, behind the header the relay will send it
@@ -81,9 +81,16 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     private List<ByteBuf> chunks;
     /** Inside a fragmented message: the next data frame must be a continuation. */
     private boolean fragmented;
-    /** A close frame was read, or a violation found: the rest of the stream is skipped. */
+    /** A close frame was read, or a violation found that frames cannot be skipped past: the rest of the stream is skipped. */
     private boolean done;
+    /** The client's close frame has been read (valid or not, before or after a violation). */
     private boolean closeReceived;
+    /** A violation was found: frames are skipped, their headers read only to notice the client's close frame. */
+    private boolean violated;
+    /** The violation was in the body of the client's close frame. */
+    private boolean invalidCloseFrame;
+    /** After a violation: bytes of the skipped frame's payload still to come. */
+    private long skipping;
 
     /** @param maxFramePayloadLength the largest payload one frame may announce; more is closed with 1009 */
     public FrameDecoder(long maxFramePayloadLength) {
@@ -103,7 +110,13 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
             in.skipBytes(in.readableBytes());
             return;
         }
-        if (!inPayload && !readHeader(ctx, in)) {
+        if (violated) {
+            if (skipToClientClose(in)) {
+                out.add(new CloseWebSocketFrame(true, 0, Unpooled.EMPTY_BUFFER));
+            }
+            return;
+        }
+        if (!inPayload && !readHeader(in)) {
             return;
         }
         if (received == 0 && in.readableBytes() >= payloadLength) { // the whole payload is here: one copy
@@ -112,7 +125,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
                     : wholeSmallMessage() ? PreparedFrame.payloadBuffer(ctx.alloc(), opcode == OPCODE_TEXT, payloadLength)
                     : ctx.alloc().buffer(payloadLength);
             ByteBuf payload = into == null ? Unpooled.EMPTY_BUFFER : UnmaskingCopy.copy(into, in, payloadLength, maskKey);
-            out.add(frame(ctx, in, payload));
+            out.add(frame(in, payload));
             return;
         }
         int n = Math.min(in.readableBytes(), payloadLength - received);
@@ -120,7 +133,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
             gather(ctx, in, n);
             if (received == payloadLength) {
                 inPayload = false;
-                out.add(frame(ctx, in, takeGathered(ctx)));
+                out.add(frame(in, takeGathered(ctx)));
             }
         }
     }
@@ -186,7 +199,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     }
 
     /** Reads a whole header if it has arrived (checking it as far as it goes); false to wait for more. */
-    private boolean readHeader(ChannelHandlerContext ctx, ByteBuf in) {
+    private boolean readHeader(ByteBuf in) {
         if (in.readableBytes() < 2) {
             return false;
         }
@@ -196,7 +209,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
         boolean finalFragment = (b0 & 0x80) != 0;
         int code = b0 & 0x0F;
         int length7 = b1 & 0x7F;
-        checkFirstBytes(ctx, in, b0, b1, finalFragment, code, length7);
+        checkFirstBytes(in, b0, b1, finalFragment, code, length7);
 
         int lengthBytes = length7 == 126 ? 2 : length7 == 127 ? 8 : 0;
         if (in.readableBytes() < 2 + lengthBytes) {
@@ -206,23 +219,23 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
         if (lengthBytes == 2) {
             length = in.getUnsignedShort(start + 2);
             if (length < 126) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR,
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR,
                         "invalid data frame length (not using minimal length encoding)");
             }
         } else if (lengthBytes == 8) {
             length = in.getLong(start + 2);
             if (length < 0) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "invalid data frame length (negative length)");
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "invalid data frame length (negative length)");
             }
             if (length < 65536) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR,
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR,
                         "invalid data frame length (not using minimal length encoding)");
             }
         } else {
             length = length7;
         }
         if (length > maxFramePayloadLength) {
-            violation(ctx, in, WebSocketCloseStatus.MESSAGE_TOO_BIG,
+            violation(in, WebSocketCloseStatus.MESSAGE_TOO_BIG,
                     "Max frame length of " + maxFramePayloadLength + " has been exceeded.");
         }
         if (in.readableBytes() < 2 + lengthBytes + 4) {
@@ -238,45 +251,44 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     }
 
     /** The checks the first two bytes allow, in the order Netty's decoder makes them. */
-    private void checkFirstBytes(ChannelHandlerContext ctx, ByteBuf in, int b0, int b1, boolean finalFragment,
-                                 int code, int length7) {
+    private void checkFirstBytes(ByteBuf in, int b0, int b1, boolean finalFragment, int code, int length7) {
         int rsv = (b0 & 0x70) >> 4;
         if (rsv != 0) {
-            violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "RSV != 0 and no extension negotiated, RSV:" + rsv);
+            violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "RSV != 0 and no extension negotiated, RSV:" + rsv);
         }
         if ((b1 & 0x80) == 0) {
-            violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "received a frame that is not masked as expected");
+            violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "received a frame that is not masked as expected");
         }
         if (code > 7) {
             if (!finalFragment) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "fragmented control frame");
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "fragmented control frame");
             }
             if (length7 > MAX_CONTROL_PAYLOAD) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "control frame with payload length > 125 octets");
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "control frame with payload length > 125 octets");
             }
             if (code != OPCODE_CLOSE && code != OPCODE_PING && code != OPCODE_PONG) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "control frame using reserved opcode " + code);
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "control frame using reserved opcode " + code);
             }
             if (code == OPCODE_CLOSE && length7 == 1) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "received close control frame with payload len 1");
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "received close control frame with payload len 1");
             }
         } else {
             if (code != OPCODE_CONTINUATION && code != OPCODE_TEXT && code != OPCODE_BINARY) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "data frame using reserved opcode " + code);
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "data frame using reserved opcode " + code);
             }
             if (!fragmented && code == OPCODE_CONTINUATION) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR,
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR,
                         "received continuation data frame outside fragmented message");
             }
             if (fragmented && code != OPCODE_CONTINUATION) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR,
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR,
                         "received non-continuation data frame while inside fragmented message");
             }
         }
     }
 
     /** The frame for the payload just read; takes ownership of {@code payload}. */
-    private WebSocketFrame frame(ChannelHandlerContext ctx, ByteBuf in, ByteBuf payload) {
+    private WebSocketFrame frame(ByteBuf in, ByteBuf payload) {
         switch (opcode) {
             case OPCODE_PING:
                 return new PingWebSocketFrame(true, 0, payload);
@@ -285,7 +297,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
             case OPCODE_CLOSE:
                 done = true;
                 closeReceived = true;
-                checkCloseBody(ctx, in, payload);
+                checkCloseBody(in, payload);
                 return new CloseWebSocketFrame(true, 0, payload);
             default:
                 fragmented = !fin; // control frames may come between fragments: only data frames change it
@@ -296,17 +308,17 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     }
 
     /** A close frame's body is empty, or a valid status code and a UTF-8 reason; releases {@code body} if not. */
-    private void checkCloseBody(ChannelHandlerContext ctx, ByteBuf in, ByteBuf body) {
+    private void checkCloseBody(ByteBuf in, ByteBuf body) {
         if (!body.isReadable()) {
             return;
         }
         try {
             int code = body.getShort(body.readerIndex()); // signed, as Netty's check takes it
             if (!WebSocketCloseStatus.isValidStatusCode(code)) {
-                violation(ctx, in, WebSocketCloseStatus.PROTOCOL_ERROR, "Invalid close frame getStatus code: " + code);
+                violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "Invalid close frame getStatus code: " + code);
             }
             if (body.readableBytes() > 2 && !isUtf8(body.nioBuffer(body.readerIndex() + 2, body.readableBytes() - 2))) {
-                violation(ctx, in, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "bytes are not UTF-8");
+                violation(in, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "bytes are not UTF-8");
             }
         } catch (CorruptedWebSocketFrameException e) {
             body.release();
@@ -327,18 +339,71 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     }
 
     /**
-     * Answers a violation as Netty's decoder does: skips everything, sends a close frame with
-     * {@code status} and {@code reason} (nothing after the client's own close frame), closes the
-     * channel once it is written, and throws, so that the pipeline sees the error.
+     * Throws, as Netty's decoder does without {@code closeOnProtocolViolation} (answering is
+     * {@link ProtocolViolations}' part), and from here on passes up no frame but the client's
+     * close frame, which ends the connection: after a violation in a header, found with the
+     * header still unread, frames are skipped whole, their headers read only for that (the
+     * client will often answer the relay's close frame with its own); after one in a close
+     * frame's body, the client has sent its last frame and the rest is skipped.
      */
-    private void violation(ChannelHandlerContext ctx, ByteBuf in, WebSocketCloseStatus status, String reason) {
-        done = true;
+    private void violation(ByteBuf in, WebSocketCloseStatus status, String reason) {
         inPayload = false;
-        in.skipBytes(in.readableBytes());
-        if (ctx.channel().isActive()) {
-            Object close = closeReceived ? Unpooled.EMPTY_BUFFER : new CloseWebSocketFrame(status, reason);
-            ctx.writeAndFlush(close).addListener(ChannelFutureListener.CLOSE);
+        if (closeReceived) {
+            invalidCloseFrame = true;
+            done = true;
+            in.skipBytes(in.readableBytes());
+        } else {
+            violated = true;
+            skipping = 0;
+            skipToClientClose(in); // from the offending header: it may be a close frame itself
         }
         throw new CorruptedWebSocketFrameException(status, reason);
+    }
+
+    /**
+     * Skips frames, reading only their headers, up to and including the client's close frame;
+     * true when that has been read. A length that cannot be skipped (negative) ends it: the
+     * rest of the stream is skipped.
+     */
+    private boolean skipToClientClose(ByteBuf in) {
+        while (true) {
+            int n = (int) Math.min(skipping, in.readableBytes());
+            in.skipBytes(n);
+            skipping -= n;
+            if (skipping > 0 || in.readableBytes() < 2) {
+                return false;
+            }
+            int start = in.readerIndex();
+            int b1 = in.getUnsignedByte(start + 1);
+            int length7 = b1 & 0x7F;
+            int lengthBytes = length7 == 126 ? 2 : length7 == 127 ? 8 : 0;
+            int headerBytes = 2 + lengthBytes + ((b1 & 0x80) != 0 ? 4 : 0);
+            if (in.readableBytes() < headerBytes) {
+                return false;
+            }
+            skipping = lengthBytes == 2 ? in.getUnsignedShort(start + 2)
+                    : lengthBytes == 8 ? in.getLong(start + 2) : length7;
+            boolean close = (in.getUnsignedByte(start) & 0x0F) == OPCODE_CLOSE;
+            if (close || skipping < 0) {
+                closeReceived = close;
+                done = true;
+                in.skipBytes(in.readableBytes());
+                return close;
+            }
+            in.skipBytes(headerBytes);
+        }
+    }
+
+    /** Whether the client's close frame has been read: it sends nothing after it. */
+    boolean closeReceived() {
+        return closeReceived;
+    }
+
+    /**
+     * Whether the violation was in the body of the client's close frame, which Netty's decoder
+     * answers by closing without a close frame of its own.
+     */
+    boolean invalidCloseFrame() {
+        return invalidCloseFrame;
     }
 }

@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The relay's frame decoder on its own: payloads come out unmasked, byte for byte, however the
- * socket splits the frames; and on random streams of valid and invalid frames it decodes, closes
- * and fails exactly as Netty's {@link WebSocket08FrameDecoder} does with the relay's settings.
+ * socket splits the frames; and on random streams of valid and invalid frames it decodes, fails
+ * and skips exactly as Netty's {@link WebSocket08FrameDecoder} does with the relay's settings
+ * (answering a violation is the pipeline's: {@link ProtocolViolations}).
  */
 class FrameDecoderTest {
 
@@ -147,39 +148,114 @@ class FrameDecoderTest {
         assertFalse(ch.finishAndReleaseAll()); // paranoid leak detection reports the chunks if they were kept
     }
 
+    /**
+     * Refused with 1009 before the mask key arrives; what follows is skipped. The decoder writes
+     * nothing and leaves the channel open: answering and closing are the pipeline's
+     * ({@link ProtocolViolations}), which must not close while the client is still sending.
+     */
     @Test
-    void aFrameOverTheLimitIsClosedWith1009() {
-        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1000));
+    void aFrameOverTheLimitIsRefusedWith1009AndTheRestSkipped() {
+        FrameDecoder decoder = new FrameDecoder(1000);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
         ByteBuf header = Unpooled.wrappedBuffer(new byte[] {(byte) 0x82, (byte) (0x80 | 126), 0x03, (byte) 0xE9});
         CorruptedWebSocketFrameException e = assertThrows(CorruptedWebSocketFrameException.class,
-                () -> ch.writeInbound(header)); // 1001 bytes announced: refused before the mask key arrives
+                () -> ch.writeInbound(header)); // 1001 bytes announced
         assertEquals(1009, e.closeStatus().code());
-        CloseWebSocketFrame close = ch.readOutbound();
-        try {
-            assertEquals(1009, close.statusCode());
-            assertEquals("Max frame length of 1000 has been exceeded.", close.reasonText());
-        } finally {
-            close.release();
-        }
-        assertFalse(ch.isActive());
+        assertEquals("Max frame length of 1000 has been exceeded.", e.getMessage());
+        assertFalse(decoder.closeReceived(), "answered with a close frame");
+        ch.writeInbound(Unpooled.wrappedBuffer(frame(0x82, new byte[10], 1))); // after it: skipped
+        assertNull(ch.readInbound());
+        assertNull(ch.readOutbound());
+        assertTrue(ch.isActive());
         assertFalse(ch.finishAndReleaseAll());
     }
 
     @Test
-    void aCloseReasonThatEndsInsideAUtf8SequenceIsClosedWith1007() {
-        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX));
+    void aCloseReasonThatEndsInsideAUtf8SequenceIsRefusedWith1007AfterTheClientsClose() {
+        FrameDecoder decoder = new FrameDecoder(MAX);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
         byte[] close = frame(0x88, new byte[] {0x03, (byte) 0xE8, 'o', 'k', (byte) 0xE2, (byte) 0x82}, 0x1234_5678);
         CorruptedWebSocketFrameException e = assertThrows(CorruptedWebSocketFrameException.class,
                 () -> ch.writeInbound(Unpooled.wrappedBuffer(close)));
         assertEquals(1007, e.closeStatus().code());
-        ByteBuf nothing = ch.readOutbound(); // after the client's close frame, no close frame of ours
-        try {
-            assertEquals(0, nothing.readableBytes());
-        } finally {
-            nothing.release();
-        }
+        assertTrue(decoder.closeReceived(), "answered without a close frame of ours");
         assertNull(ch.readInbound());
-        assertFalse(ch.isActive());
+        assertNull(ch.readOutbound());
+        assertFalse(ch.finishAndReleaseAll());
+    }
+
+    /**
+     * After a violation in a header, frames are skipped whole, reading their headers only, so that
+     * the client's close frame (its answer to the relay's) is noticed however the reads split
+     * the stream; it is passed up empty, and nothing else is.
+     */
+    @Test
+    void afterAViolationOnlyTheClientsCloseFrameIsPassedUp() {
+        Random random = new Random(11);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        byte[] oversized = new byte[70_000];
+        wire.writeBytes(frame(0x82, oversized, random.nextInt())); // over the limit: 1009
+        wire.writeBytes(frame(0x01, new byte[300], random.nextInt())); // skipped: text, not final
+        wire.writeBytes(frame(0x89, new byte[5], random.nextInt())); // skipped: a ping
+        wire.writeBytes(frame(0x88, new byte[] {0x03, (byte) 0xE8}, random.nextInt())); // the client's close
+        wire.writeBytes(frame(0x82, new byte[10], random.nextInt())); // after it: nothing is read
+        byte[] bytes = wire.toByteArray();
+        for (int split : new int[] {1, 2, 7, 300, 4096, bytes.length}) {
+            FrameDecoder decoder = new FrameDecoder(1000);
+            EmbeddedChannel ch = new EmbeddedChannel(decoder);
+            int errors = 0;
+            boolean closedAtTheError = false;
+            for (int at = 0; at < bytes.length; at += split) {
+                try {
+                    ch.writeInbound(Unpooled.wrappedBuffer(bytes, at, Math.min(split, bytes.length - at)));
+                } catch (CorruptedWebSocketFrameException e) {
+                    assertEquals(1009, e.closeStatus().code());
+                    closedAtTheError = decoder.closeReceived(); // in the same read: known at once
+                    errors++;
+                }
+            }
+            assertEquals(1, errors, "reads of " + split);
+            assertTrue(decoder.closeReceived(), "reads of " + split);
+            assertEquals(split == bytes.length, closedAtTheError, "reads of " + split);
+            assertFalse(decoder.invalidCloseFrame());
+            if (!closedAtTheError) { // read later: passed up
+                CloseWebSocketFrame close = ch.readInbound();
+                assertEquals(0, close.content().readableBytes(), "reads of " + split);
+                close.release();
+            }
+            assertNull(ch.readInbound(), "reads of " + split);
+            assertNull(ch.readOutbound());
+            assertFalse(ch.finishAndReleaseAll());
+        }
+    }
+
+    /** A malformed close frame's header is the client's close: it will send nothing more. */
+    @Test
+    void aMalformedCloseFrameIsTheClientsClose() {
+        FrameDecoder decoder = new FrameDecoder(MAX);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+        byte[] close = frame(0x88, new byte[] {0x03}, 0x0102_0304); // a one-byte body
+        CorruptedWebSocketFrameException e = assertThrows(CorruptedWebSocketFrameException.class,
+                () -> ch.writeInbound(Unpooled.wrappedBuffer(close)));
+        assertEquals(1002, e.closeStatus().code());
+        assertTrue(decoder.closeReceived());
+        assertFalse(decoder.invalidCloseFrame(), "answered with a close frame");
+        assertNull(ch.readInbound());
+        assertFalse(ch.finishAndReleaseAll());
+    }
+
+    /** A length no frame can be skipped past (negative) ends the skipping: nothing after it is read. */
+    @Test
+    void aNegativeLengthEndsTheSkipping() {
+        FrameDecoder decoder = new FrameDecoder(MAX);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+        ByteBuf wire = Unpooled.buffer().writeByte(0x82).writeByte(0x80 | 127).writeLong(-5).writeInt(0)
+                .writeBytes(frame(0x88, new byte[0], 1));
+        CorruptedWebSocketFrameException e = assertThrows(CorruptedWebSocketFrameException.class,
+                () -> ch.writeInbound(wire));
+        assertEquals(1002, e.closeStatus().code());
+        assertFalse(decoder.closeReceived(), "the close frame after it is not looked for");
+        assertNull(ch.readInbound());
         assertFalse(ch.finishAndReleaseAll());
     }
 
@@ -197,9 +273,10 @@ class FrameDecoderTest {
             }
             WebSocketDecoderConfig config = WebSocketDecoderConfig.newBuilder().maxFramePayloadLength(200)
                     .expectMaskedFrames(true).allowMaskMismatch(false).allowExtensions(false)
-                    .closeOnProtocolViolation(true).build();
+                    .closeOnProtocolViolation(false).build();
             String netty = run(new EmbeddedChannel(new WebSocket08FrameDecoder(config)), wire, splits);
             String ours = run(new EmbeddedChannel(new FrameDecoder(200)), wire, splits);
+            // The one difference: after a violation ours passes up the client's close frame, if one follows.
             assertEquals(netty, ours, "stream " + stream + ": " + ByteBufUtil.hexDump(wire));
         }
     }
@@ -207,6 +284,7 @@ class FrameDecoderTest {
     /** What a decoder did with the stream: frames passed on, what it wrote, the error, whether the channel is open. */
     private static String run(EmbeddedChannel ch, byte[] wire, List<Integer> splits) {
         StringBuilder log = new StringBuilder();
+        boolean failed = false;
         int at = 0;
         for (int n : splits) {
             if (!ch.isOpen()) {
@@ -216,10 +294,16 @@ class FrameDecoderTest {
                 ch.writeInbound(Unpooled.copiedBuffer(wire, at, n));
             } catch (CorruptedWebSocketFrameException e) {
                 log.append("error ").append(e.closeStatus().code()).append(' ').append(e.getMessage()).append('\n');
+                failed = true;
             }
             at += n;
             for (Object in; (in = ch.readInbound()) != null; ) {
                 WebSocketFrame f = (WebSocketFrame) in;
+                if (failed && f instanceof CloseWebSocketFrame && !f.content().isReadable()
+                        && ch.pipeline().first() instanceof FrameDecoder decoder && decoder.closeReceived()) {
+                    f.release(); // (see the caller)
+                    continue;
+                }
                 log.append(f.getClass().getSimpleName()).append(f.isFinalFragment() ? " fin " : " more ")
                         .append(f.rsv()).append(' ').append(ByteBufUtil.hexDump(f.content())).append('\n');
                 f.release();
