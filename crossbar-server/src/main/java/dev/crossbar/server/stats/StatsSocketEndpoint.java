@@ -7,6 +7,7 @@ import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpResponses;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
+import dev.crossbar.server.websocket.ProtocolViolations;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -56,15 +57,16 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
                 .handshakeTimeoutMillis(config.handshakeTimeout().toMillis())
                 .forceCloseTimeoutMillis(1000)
                 .handleCloseFrames(true)
-                // No automatic 1000 on close(): the decoder has already sent 1002/1007/1009 (or, after an
-                // invalid close frame, nothing), and our own closes send their code (CloseCodes).
+                // No automatic 1000 on close(): a violation is answered with 1002/1007/1009 by
+                // ProtocolViolations, and our own closes send their code (CloseCodes).
                 .sendCloseFrame(null)
                 .dropPongFrames(true)
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
                         .maxFramePayloadLength(MAX_REQUEST_BYTES)
                         .expectMaskedFrames(true)
                         .allowExtensions(false)
-                        .closeOnProtocolViolation(true)
+                        // Thrown only: ProtocolViolations answers, and closes without a reset.
+                        .closeOnProtocolViolation(false)
                         .withUTF8Validator(true)
                         .build())
                 .build();
@@ -102,6 +104,7 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
             p.removeLast();
         }
         p.addLast("stats-protocol", new WebSocketServerProtocolHandler(wsConfig));
+        p.addBefore("stats-protocol", "stats-violations", ProtocolViolations.INSTANCE); // after its UTF-8 check
         p.addLast("stats-lifecycle", new ConnectionLifecycle(missedPingsBeforeClose));
         p.addLast("stats-session", new StatsSession(service, format, scope, details.apply(request)));
         p.remove(ctx.handler());

@@ -57,15 +57,14 @@ import org.slf4j.LoggerFactory;
  * message without the rejected fragment and relay text that is not UTF-8 (Autobahn case 6.3.2).
  * After an invalid close frame the client sends nothing more: the socket is closed at once,
  * without a close frame. A violation is the client's fault: logged at DEBUG, not passed on as an
- * error. (The statistics socket keeps Netty's answer, closing at once, its clients sending a few
- * small requests; the error reaches this handler, which drops what the same read still holds.)
+ * error. This handler takes no part in reading messages (it does not override
+ * {@code channelRead}), so that a message passes it without a call.
  *
  * <p>Place it right after the WebSocket protocol handler, so that it sees the handshake event
  * first and every write from the handlers after it. State is touched only on the channel's loop;
  * {@link #close} may be called from any thread.
  *
- * <p>Ownership: a refused write, and a frame read after a violation, are released here; everything
- * else passes on as it came.
+ * <p>Ownership: a refused write is released here; everything else passes on as it came.
  */
 public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
@@ -90,8 +89,6 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private boolean upgraded;
     private boolean closing;
-    /** A protocol violation was found: nothing more from this client is read. */
-    private boolean violated;
     private int idleIntervals;
     private ScheduledFuture<?> closeTimer;
 
@@ -196,15 +193,6 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
         }
     }
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (violated) {
-            ReferenceCountUtil.release(msg);
-        } else {
-            ctx.fireChannelRead(msg);
-        }
-    }
-
     /**
      * Fails the connection for {@code violation}, found in what the client sent (see the class
      * comment): answered with its code and reason, unless {@code answer} is false (the client's
@@ -212,7 +200,6 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
      * {@code clientClosed}, its close frame read, otherwise as after any close frame of ours.
      */
     void protocolViolation(CorruptedWebSocketFrameException violation, boolean answer, boolean clientClosed) {
-        violated = true;
         log.debug("{} protocol violation: {}", ctx.channel(), violation.getMessage());
         if (!answer || clientClosed) {
             boolean first = !closing;
@@ -244,10 +231,9 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof DecoderException) {
-            violated = true;
+        if (cause instanceof DecoderException) { // one that ProtocolViolations does not answer
             closing = true;
-            log.debug("{} protocol violation: {}", ctx.channel(), cause.getMessage());
+            log.debug("{} undecodable input: {}", ctx.channel(), cause.getMessage());
             ctx.close();
         } else {
             ctx.fireExceptionCaught(cause);
