@@ -112,9 +112,18 @@ public final class Router implements RemoteDelivery {
      * through the frame once every loop has written it).
      */
     public void publish(Member sender, Topic topic, boolean text, ByteBuf payload, ByteBufAllocator alloc) {
+        publish(sender, topic, text, payload, alloc, System.nanoTime());
+    }
+
+    /**
+     * As above, received at {@code receivedAtNanos} ({@link System#nanoTime()}): the time the
+     * sender's socket read that held the message, which every message of one read may share, one
+     * clock read for all of them. Receivers record this time too ({@link PreparedFrame#publishedAtNanos}).
+     */
+    public void publish(Member sender, Topic topic, boolean text, ByteBuf payload, ByteBufAllocator alloc,
+                        long receivedAtNanos) {
         ConnectionStats stats = sender.stats();
-        // One clock read per message: receivers record this time too (PreparedFrame.publishedAtNanos).
-        long now = System.nanoTime();
+        long now = receivedAtNanos;
         stats.recordIn(payload.readableBytes(), now);
         Route route = sender.route();
         if (!route.canSend() || !sender.maySend()) {

@@ -113,6 +113,13 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private ClientInfo client;
     private Topic topic;
     private boolean needsFlush;
+    /**
+     * When the socket read that brought the messages now being relayed was handled: one clock read
+     * for all the messages of a read, not one each; valid while {@link #readStamped}.
+     */
+    private long readAtNanos;
+    /** Set by a read's first message, cleared when the read completes. */
+    private boolean readStamped;
     /** Small frames written since the last flush, not yet in the channel; null when none. */
     private ByteBuf coalesced;
     /** How many bytes the last coalesced buffer held: what the next one is likely to need. */
@@ -249,11 +256,21 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (topic != null && (msg instanceof BinaryWebSocketFrame || msg instanceof TextWebSocketFrame)) {
+            if (!readStamped) {
+                readAtNanos = System.nanoTime();
+                readStamped = true;
+            }
             router.publish(this, topic, msg instanceof TextWebSocketFrame,
-                    ((io.netty.buffer.ByteBufHolder) msg).content(), ctx.alloc());
+                    ((io.netty.buffer.ByteBufHolder) msg).content(), ctx.alloc(), readAtNanos);
         } else {
             io.netty.util.ReferenceCountUtil.release(msg);
         }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        readStamped = false;
+        ctx.fireChannelReadComplete();
     }
 
     @Override
