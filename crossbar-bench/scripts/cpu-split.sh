@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# A relay's CPU per message split into user space and kernel, over 4 s of a run's measured window,
+# read from /proc/<pid>/stat: where compare.sh gives the total, this tells the JVM's own work
+# from the kernel's TCP work, which two relays on one machine share alike.
+#
+#   crossbar-bench/scripts/cpu-split.sh JAR|tokio [SCENARIO...]
+#
+# JAR is started with the README's run command (plus --max-connections-per-address 20000) under
+# setsid, as compare.sh does; "tokio" starts the peer built by compare.sh in PEERS_BUILD. The
+# scenario defaults to ping-pong, 64 B, 64 in flight; the run is 5 s of warm-up and 8 s measured.
+# Environment: JAVA (default java), JOPTS (extra JVM flags for the relay), PEERS_BUILD (default
+# /tmp/crossbar-peers). Prints one line: messages/s, user and system µs per message, total.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+relay=${1:?usage: cpu-split.sh JAR|tokio [SCENARIO...]}
+shift
+scenario=("$@")
+[[ ${#scenario[@]} -gt 0 ]] || scenario=(pingpong --size 64 --window 64)
+port=$((20000 + RANDOM % 20000))
+log=$(mktemp)
+load=$(mktemp)
+if [[ $relay == tokio ]]; then
+  setsid env LISTEN=127.0.0.1:$port "${PEERS_BUILD:-/tmp/crossbar-peers}/rust-target/release/rust-tokio-relay" > "$log" 2>&1 &
+else
+  # shellcheck disable=SC2086 # JOPTS is a list of flags
+  setsid env MALLOC_ARENA_MAX=2 "${JAVA:-java}" -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m \
+    -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -Dio.netty.leakDetection.level=disabled \
+    ${JOPTS:-} -jar "$relay" --listen 127.0.0.1:$port --max-connections-per-address 20000 > "$log" 2>&1 &
+fi
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -f "$log" "$load"' EXIT
+for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.2; done
+java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain \
+  --url ws://127.0.0.1:$port --pid $pid "${scenario[@]}" --warmup 5s --duration 8s > "$load" 2>&1 &
+generator=$!
+sleep 8 # into the measured window (it starts ~5.5 s in)
+read -r -a before < <(sed 's/.*) //' /proc/$pid/stat)
+sleep 4
+read -r -a after < <(sed 's/.*) //' /proc/$pid/stat)
+wait $generator
+rate=$(awk '/^ run/ {print $12}' "$load")
+# Fields 14 and 15 of /proc/<pid>/stat (utime, stime, in clock ticks) are 11 and 12 after the name.
+awk -v r="$rate" -v u=$((after[11] - before[11])) -v s=$((after[12] - before[12])) -v hz="$(getconf CLK_TCK)" \
+  -v n="$(basename "$relay")" 'BEGIN {
+    m = r * 4
+    printf "%-20s msg/s %7d  user %.2f µs/msg  system %.2f µs/msg  total %.2f\n", n, r, u / hz * 1e6 / m, s / hz * 1e6 / m, (u + s) / hz * 1e6 / m
+  }'
