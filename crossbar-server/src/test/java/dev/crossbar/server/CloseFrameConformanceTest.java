@@ -145,8 +145,8 @@ class CloseFrameConformanceTest {
     /**
      * Autobahn 6.3.2 (text not UTF-8, in 1-byte fragments, all in one read): the sender is failed
      * with 1007 and no part of the message reaches the other member of the topic. The validator
-     * stops checking after the bad fragment, so without {@code DropAfterViolation} the rest of the
-     * read completed the message and it was relayed.
+     * stops checking after the bad fragment, so without dropping what the same read still holds
+     * ({@code ProtocolViolations}) the rest of the read completed the message and it was relayed.
      */
     @Test
     void textFailingUtf8MidMessageIsNotRelayed() throws IOException {
