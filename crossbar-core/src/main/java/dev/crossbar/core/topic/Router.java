@@ -123,8 +123,7 @@ public final class Router implements RemoteDelivery {
     public void publish(Member sender, Topic topic, boolean text, ByteBuf payload, ByteBufAllocator alloc,
                         long receivedAtNanos) {
         ConnectionStats stats = sender.stats();
-        long now = receivedAtNanos;
-        stats.recordIn(payload.readableBytes(), now);
+        stats.recordIn(payload.readableBytes(), receivedAtNanos);
         Route route = sender.route();
         if (!route.canSend() || !sender.maySend()) {
             stats.recordRefused();
@@ -141,9 +140,9 @@ public final class Router implements RemoteDelivery {
                     randomAccess = topic.record(sender, text, payload);
                     groups = topic.groups();
                 }
-                fanOut.send(groups, sender, text, payload, alloc, now, randomAccess);
+                fanOut.send(groups, sender, text, payload, alloc, receivedAtNanos, randomAccess);
             } else {
-                fanOut.send(topic.groups(), sender, text, payload, alloc, now);
+                fanOut.send(topic.groups(), sender, text, payload, alloc, receivedAtNanos);
             }
         } finally {
             if (remote != null) {

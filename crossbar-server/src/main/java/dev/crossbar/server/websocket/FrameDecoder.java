@@ -51,7 +51,9 @@ import java.util.List;
  *
  * <p>Ownership: the reads are {@link ByteToMessageDecoder}'s; a payload's chunks are this
  * decoder's until the frame is passed on (released here if the connection ends first); each frame
- * passed on owns its buffer, which the handler that consumes the frame releases.
+ * passed on owns its buffer, which the handler that consumes the frame releases (after a violation,
+ * the empty close frame too: {@code ProtocolViolations.AfterViolation}). Bytes skipped after a
+ * violation are only consumed from the reads.
  */
 public final class FrameDecoder extends ByteToMessageDecoder implements WebSocketFrameDecoder {
 

@@ -24,6 +24,9 @@ import io.netty.util.ReferenceCountUtil;
  *
  * <p>It handles only errors, so that the frames of a healthy connection pass it without a call.
  * Holds no state: one serves every pipeline.
+ *
+ * <p>Ownership: this handler touches no message; {@link AfterViolation} releases every message it
+ * reads, passing none on.
  */
 @Sharable
 public final class ProtocolViolations extends ChannelInboundHandlerAdapter {
