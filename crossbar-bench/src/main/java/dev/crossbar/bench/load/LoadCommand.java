@@ -149,7 +149,11 @@ final class LoadCommand implements Callable<Integer> {
                 RunResult r;
                 try (Relay relay = openRelay()) {
                     LoadConfig config = toConfig(relay.baseUri());
-                    r = new LoadRun(config, relay, i).run();
+                    try {
+                        r = new LoadRun(config, relay, i).run();
+                    } catch (IOException | IllegalStateException e) {
+                        throw new IOException(e.getMessage() + relay.stateAfterFailure(), e);
+                    }
                 }
                 runs.add(r);
                 ResultTable.row(out, "run " + i, r);

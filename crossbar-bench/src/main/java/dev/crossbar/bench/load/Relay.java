@@ -22,6 +22,15 @@ interface Relay extends AutoCloseable {
         return null;
     }
 
+    /**
+     * What is known of the relay when a run against it fails, to be appended to the run's error
+     * (for a relay this tool started: alive or its exit status, and the end of its output); empty
+     * when nothing is known.
+     */
+    default String stateAfterFailure() {
+        return "";
+    }
+
     /** Live heap after a full collection, in bytes, or -1 where it cannot be read (not a JVM). */
     long liveHeapBytes();
 

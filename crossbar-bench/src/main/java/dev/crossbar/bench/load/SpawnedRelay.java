@@ -51,6 +51,8 @@ final class SpawnedRelay implements Relay {
     static final long START_TIMEOUT_MILLIS = 30_000;
     static final long STOP_TIMEOUT_MILLIS = 5_000;
     static final String PORT_PLACEHOLDER = "{port}";
+    /** Lines of the relay's output quoted when a run against it fails. */
+    static final int LOG_TAIL_LINES = 20;
 
     private final Process process;
     private final Session session;
@@ -58,6 +60,8 @@ final class SpawnedRelay implements Relay {
     private final File log;
     /** Stops the relay if this JVM exits first (interrupted, or ended by a timeout's SIGTERM). */
     private final Thread stopOnExit;
+    /** A run against this relay failed: its output is kept, whatever its exit status. */
+    private boolean keepLog;
 
     SpawnedRelay(String commandTemplate, Session session) throws IOException, InterruptedException {
         requireNonNull(commandTemplate, "commandTemplate");
@@ -154,6 +158,27 @@ final class SpawnedRelay implements Relay {
         return JvmHeap.liveHeapBytes(process.pid());
     }
 
+    /**
+     * Whether the relay is still running or how it exited, and the last lines of its output (kept
+     * in its log file, named here). A run that cannot connect to a relay that answered the start
+     * probe means the relay died, or stopped listening, or the probe reached another listener on
+     * its port; this tells which.
+     */
+    @Override
+    public String stateAfterFailure() {
+        keepLog = true;
+        String state = process.isAlive() ? "still running" : "exited with " + process.exitValue();
+        String tail;
+        try {
+            List<String> lines = Files.readAllLines(log.toPath());
+            tail = lines.isEmpty() ? "no output"
+                    : "its output ends:\n  " + String.join("\n  ", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
+        } catch (IOException e) {
+            tail = "its output unreadable: " + e.getMessage();
+        }
+        return "\n  relay pid " + process.pid() + " on port " + port + ": " + state + "; kept in " + log + ", " + tail;
+    }
+
     /** SIGTERM, then SIGKILL after {@link #STOP_TIMEOUT_MILLIS}. */
     private void stop() {
         process.destroy();
@@ -175,7 +200,7 @@ final class SpawnedRelay implements Relay {
         } catch (IllegalStateException exiting) {
             // Already shutting down: the hook is running or has run; nothing left to undo.
         }
-        if (!process.isAlive() && (log.length() == 0 || process.exitValue() == 0 || process.exitValue() == 143)) {
+        if (!keepLog && !process.isAlive() && (log.length() == 0 || process.exitValue() == 0 || process.exitValue() == 143)) {
             log.delete();
         }
     }
