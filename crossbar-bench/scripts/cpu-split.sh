@@ -9,7 +9,10 @@
 # setsid, as compare.sh does; "tokio" starts the peer built by compare.sh in PEERS_BUILD. The
 # scenario defaults to ping-pong, 64 B, 64 in flight; the run is 5 s of warm-up and 8 s measured.
 # Environment: JAVA (default java), JOPTS (extra JVM flags for the relay), PEERS_BUILD (default
-# /tmp/crossbar-peers). Prints one line: messages/s, user and system µs per message, total.
+# /tmp/crossbar-peers), SYSCALLS=1 (also count, with perf's tracepoints over the same 4 s, the
+# relay's system calls per message by kind and its context switches per message: how many
+# messages each wake-up handles; tracing adds to that run's CPU, so compare its CPU figures only
+# with other SYSCALLS=1 runs). Prints one line: messages/s, user and system µs per message, total.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 relay=${1:?usage: cpu-split.sh JAR|tokio [SCENARIO...]}
@@ -28,14 +31,22 @@ else
     ${JOPTS:-} -jar "$relay" --listen 127.0.0.1:$port --max-connections-per-address 20000 > "$log" 2>&1 &
 fi
 pid=$!
-trap 'kill $pid 2>/dev/null || true; rm -f "$log" "$load"' EXIT
+trap 'kill $pid 2>/dev/null || true; rm -f "$log" "$log.perf" "$load"' EXIT
 for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.2; done
 java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain \
   --url ws://127.0.0.1:$port --pid $pid "${scenario[@]}" --warmup 5s --duration 8s > "$load" 2>&1 &
 generator=$!
 sleep 8 # into the measured window (it starts ~5.5 s in)
 read -r -a before < <(sed 's/.*) //' /proc/$pid/stat)
-sleep 4
+if [[ ${SYSCALLS:-0} == 1 ]]; then
+  events=context-switches,raw_syscalls:sys_enter
+  for call in read recvfrom write writev sendto sendmsg epoll_wait epoll_pwait epoll_pwait2 futex; do
+    events+=,syscalls:sys_enter_$call
+  done
+  perf stat -x, -e "$events" -p $pid -- sleep 4 2> "$log.perf"
+else
+  sleep 4
+fi
 read -r -a after < <(sed 's/.*) //' /proc/$pid/stat)
 wait $generator
 rate=$(awk '/^ run/ {print $12}' "$load")
@@ -45,3 +56,9 @@ awk -v r="$rate" -v u=$((after[11] - before[11])) -v s=$((after[12] - before[12]
     m = r * 4
     printf "%-20s msg/s %7d  user %.2f µs/msg  system %.2f µs/msg  total %.2f\n", n, r, u / hz * 1e6 / m, s / hz * 1e6 / m, (u + s) / hz * 1e6 / m
   }'
+if [[ ${SYSCALLS:-0} == 1 ]]; then
+  # perf -x, lines: count,unit,event,...; events it could not count are "<not supported>" or 0.
+  awk -F, -v r="$rate" 'BEGIN { m = r * 4; printf "  per message:" }
+    $1 + 0 > 0 { e = $3; sub("syscalls:sys_enter_", "", e); sub("raw_syscalls:sys_enter", "all syscalls", e); printf "  %s %.3f", e, $1 / m }
+    END { print "" }' "$log.perf"
+fi
