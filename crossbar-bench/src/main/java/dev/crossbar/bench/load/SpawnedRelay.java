@@ -51,6 +51,8 @@ final class SpawnedRelay implements Relay {
     static final long START_TIMEOUT_MILLIS = 30_000;
     static final long STOP_TIMEOUT_MILLIS = 5_000;
     static final String PORT_PLACEHOLDER = "{port}";
+    /** How long a relay found running after a failed run is given to finish exiting. */
+    static final long EXIT_WAIT_MILLIS = 2_000;
     /** Lines of the relay's output quoted when a run against it fails. */
     static final int LOG_TAIL_LINES = 20;
 
@@ -162,12 +164,20 @@ final class SpawnedRelay implements Relay {
      * Whether the relay is still running or how it exited, and the last lines of its output (kept
      * in its log file, named here). A run that cannot connect to a relay that answered the start
      * probe means the relay died, or stopped listening, or the probe reached another listener on
-     * its port; this tells which.
+     * its port; this tells which. A relay that is still running is given {@link #EXIT_WAIT_MILLIS}
+     * to finish exiting: one that closed its port as it died is reported as exited.
      */
     @Override
     public String stateAfterFailure() {
         keepLog = true;
-        String state = process.isAlive() ? "still running" : "exited with " + process.exitValue();
+        String state;
+        try {
+            state = process.waitFor(EXIT_WAIT_MILLIS, TimeUnit.MILLISECONDS) ? "exited with " + process.exitValue()
+                    : "still running";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            state = process.isAlive() ? "still running" : "exited with " + process.exitValue();
+        }
         String tail;
         try {
             List<String> lines = Files.readAllLines(log.toPath());
