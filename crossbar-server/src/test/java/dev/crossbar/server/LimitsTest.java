@@ -56,4 +56,24 @@ class LimitsTest {
             assertTrue(close.reason().contains(String.valueOf(MAX)), close.reason());
         }
     }
+
+    /**
+     * Whole binary messages go from the decoder straight to the session once the connection's
+     * first message has passed ({@code DirectPath}); one sent after the assembler failed the
+     * connection must still be dropped, as the assembler drops everything after it fails.
+     */
+    @Test
+    void aWholeMessageSentAfterAFailedFragmentedOneIsNotRelayed() throws Exception {
+        try (NettyClient offender = NettyClient.connect(relay.ws("/in/g"));
+             JdkClient healthy = JdkClient.connect(relay.ws("/out/g"))) {
+            awaitMembers(2);
+            offender.sendBinary(new byte[] {1});
+            assertEquals(1, healthy.take().data().length, "the first message, after which the direct path is taken");
+            offender.sendFragmented(false, new byte[MAX + 10], 8);
+            offender.sendBinary(new byte[] {2, 2});
+            NettyClient.CloseInfo close = offender.awaitClose(Duration.ofSeconds(5));
+            assertEquals(1009, close.code());
+            assertEquals(null, healthy.poll(Duration.ofMillis(500)), "nothing after the failed message is relayed");
+        }
+    }
 }

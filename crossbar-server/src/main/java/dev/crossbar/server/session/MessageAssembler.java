@@ -35,6 +35,11 @@ public final class MessageAssembler extends ChannelInboundHandlerAdapter {
         this.maxMessageBytes = maxMessageBytes;
     }
 
+    /** Whether this handler has failed the connection: no message may be relayed after that. */
+    boolean closing() {
+        return closing;
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof WebSocketFrame frame)) {

@@ -16,6 +16,7 @@ import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
+import dev.crossbar.server.websocket.FrameDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -43,6 +44,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ownership: this is the last inbound handler. A data frame's content is handed to
  * {@link Router#publish}, which takes that reference; anything else that reaches here is released.
+ * Whole binary messages may come straight from the frame decoder instead ({@link DirectPath}):
+ * their payload's reference is handed on, or released if the message is not relayed.
  * For delivery, the {@link PreparedFrame} is borrowed: a small frame's bytes are copied into this
  * session's {@link #coalesced} buffer, which is written at the flush (the channel's outbound buffer
  * then releases it) or released if the connection is closing or closed first; a larger frame is
@@ -126,6 +129,10 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private int lastCoalescedBytes;
     /** This connection's keepalive and closing handshake (an earlier handler in the pipeline). */
     private ConnectionLifecycle lifecycle;
+    /** Checked for whole binary messages taken straight from the decoder; null if none or not direct. */
+    private MessageAssembler assembler;
+    /** Whether {@link #takeDirectPath} has run. */
+    private boolean directPathChecked;
     private ScheduledFuture<?> slowTimer;
     /** What this connection's token allows; null when access control is off. */
     private Permit permit;
@@ -256,15 +263,49 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (topic != null && (msg instanceof BinaryWebSocketFrame || msg instanceof TextWebSocketFrame)) {
-            if (!readStamped) {
-                readAtNanos = System.nanoTime();
-                readStamped = true;
+            if (!directPathChecked) {
+                takeDirectPath();
             }
-            router.publish(this, topic, msg instanceof TextWebSocketFrame,
-                    ((io.netty.buffer.ByteBufHolder) msg).content(), ctx.alloc(), readAtNanos);
+            publish(msg instanceof TextWebSocketFrame, ((io.netty.buffer.ByteBufHolder) msg).content());
         } else {
             io.netty.util.ReferenceCountUtil.release(msg);
         }
+    }
+
+    /**
+     * At the first message down the pipeline, when the handlers set up with the upgrade (the codec
+     * swap, a first-message authentication) have left it: from then on whole binary messages come
+     * straight from the frame decoder if nothing between them would act on them ({@link DirectPath}).
+     */
+    private void takeDirectPath() {
+        directPathChecked = true;
+        FrameDecoder decoder = DirectPath.decoderFor(ctx.pipeline(), this);
+        if (decoder != null) {
+            assembler = ctx.pipeline().get(MessageAssembler.class);
+            decoder.directTo(this::binaryMessage);
+        }
+    }
+
+    /**
+     * A whole binary message straight from the frame decoder ({@link DirectPath}): relayed as one
+     * that came down the pipeline would be, unless the session has left its topic or the
+     * assembler has failed the connection (it would have dropped the message). Takes the reference.
+     */
+    private void binaryMessage(ByteBuf payload) {
+        if (topic == null || (assembler != null && assembler.closing())) {
+            payload.release();
+            return;
+        }
+        publish(false, payload);
+    }
+
+    /** Hands a whole message to the router, stamped with its read's time; takes the reference. */
+    private void publish(boolean text, ByteBuf payload) {
+        if (!readStamped) {
+            readAtNanos = System.nanoTime();
+            readStamped = true;
+        }
+        router.publish(this, topic, text, payload, ctx.alloc(), readAtNanos);
     }
 
     @Override

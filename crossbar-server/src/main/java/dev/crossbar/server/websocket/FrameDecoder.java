@@ -49,11 +49,17 @@ import java.util.List;
  * <p>The relay swaps it in for Netty's decoder when the upgrade completes, before any frame has
  * been read ({@code transport.FrameCodecSwap}).
  *
+ * <p>A whole binary message in one frame can go straight to a {@link Sink} ({@link #directTo}),
+ * past the handlers that would only pass it on: the relay's session sets one when its pipeline
+ * holds nothing else between here and it ({@code session.DirectPath}). Text and fragments always
+ * take the pipeline (UTF-8 checks, reassembly).
+ *
  * <p>Ownership: the reads are {@link ByteToMessageDecoder}'s; a payload's chunks are this
  * decoder's until the frame is passed on (released here if the connection ends first); each frame
  * passed on owns its buffer, which the handler that consumes the frame releases (after a violation,
- * the empty close frame too: {@code ProtocolViolations.AfterViolation}). Bytes skipped after a
- * violation are only consumed from the reads.
+ * the empty close frame too: {@code ProtocolViolations.AfterViolation}); a payload handed to the
+ * {@link Sink} is the sink's to release. Bytes skipped after a violation are only consumed from
+ * the reads.
  */
 public final class FrameDecoder extends ByteToMessageDecoder implements WebSocketFrameDecoder {
 
@@ -69,7 +75,16 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     static final int MIN_CHUNK = 4 * 1024;
     static final int MAX_CHUNK = 64 * 1024;
 
+    /** Takes whole binary messages straight from the decoder (see {@link #directTo}). */
+    @FunctionalInterface
+    public interface Sink {
+        /** One whole binary message; takes the reference to {@code payload}. */
+        void binaryMessage(ByteBuf payload);
+    }
+
     private final long maxFramePayloadLength;
+    /** Where whole binary messages go instead of down the pipeline; null: every frame goes down it. */
+    private Sink sink;
 
     /** A header has been read and the payload it announced is awaited. */
     private boolean inPayload;
@@ -127,6 +142,10 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
                     : wholeSmallMessage() ? PreparedFrame.payloadBuffer(ctx.alloc(), opcode == OPCODE_TEXT, payloadLength)
                     : ctx.alloc().buffer(payloadLength);
             ByteBuf payload = into == null ? Unpooled.EMPTY_BUFFER : UnmaskingCopy.copy(into, in, payloadLength, maskKey);
+            if (sink != null && opcode == OPCODE_BINARY && into != null && wholeSmallMessage()) {
+                sink.binaryMessage(payload); // a whole message: not inside a fragmented one (checked with its header)
+                return;
+            }
             out.add(frame(in, payload));
             return;
         }
@@ -138,6 +157,17 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
                 out.add(frame(in, takeGathered(ctx)));
             }
         }
+    }
+
+    /**
+     * From now on, hands each whole binary message in one frame under
+     * {@link PreparedFrame#CONTIGUOUS_LIMIT} to {@code sink} instead of passing a frame down the
+     * pipeline; null to stop. The handlers between this decoder and the sink never see those
+     * messages, so the caller sets one only where they would have passed them on unchanged.
+     * Called on the channel's event loop.
+     */
+    public void directTo(Sink sink) {
+        this.sink = sink;
     }
 
     /**
