@@ -129,6 +129,26 @@ class HostileInputTest {
         }
     }
 
+    /**
+     * After its first message a connection's whole messages may skip the pipeline's handlers
+     * ({@code DirectPath}): only binary and ASCII text do, so text with other bytes is still
+     * checked, relayed when valid and closed with 1007 when not.
+     */
+    @Test
+    void textIsStillCheckedOnceMessagesGoStraightFromTheDecoder() throws Exception {
+        try (Healthy healthy = new Healthy(relay); NettyClient bad = NettyClient.connect(relay.ws("/in/healthy"))) {
+            bad.sendText("ascii first");
+            assertEquals("ascii first", healthy.sub.take(Duration.ofSeconds(5)).string());
+            bad.sendText("h\u00e9llo \u2713, still text");
+            assertEquals("h\u00e9llo \u2713, still text", healthy.sub.take(Duration.ofSeconds(5)).string());
+            bad.write(new TextWebSocketFrame(Unpooled.wrappedBuffer(new byte[] {'o', 'k', (byte) 0xC3, 0x28})));
+            bad.flush();
+            assertEquals(1007, bad.awaitClose(Duration.ofSeconds(5)).code());
+            assertEquals(null, healthy.sub.poll(Duration.ofMillis(200)), "the invalid text is not relayed");
+            healthy.check();
+        }
+    }
+
     @Test
     void protocolViolationsCloseWith1002() throws Exception {
         try (Healthy healthy = new Healthy(relay)) {

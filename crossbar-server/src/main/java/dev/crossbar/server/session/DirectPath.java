@@ -12,21 +12,25 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Whether a connection's whole binary messages may go from its {@link FrameDecoder} straight to
- * its session ({@link FrameDecoder#directTo}), past the handlers between them.
+ * Whether a connection's whole messages (binary, or text all in ASCII) may go from its
+ * {@link FrameDecoder} straight to its session ({@link FrameDecoder#directTo}), past the handlers
+ * between them.
  *
  * <p>Each message down the pipeline costs a frame object and a hand-off per handler, and those
- * handlers only pass a whole binary message on: Netty's UTF-8 check looks at text only, its
+ * handlers only pass such a message on: Netty's UTF-8 check has nothing to find in ASCII, its
  * protocol handler answers control frames only, {@link ProtocolViolations} only catches errors,
  * {@link ConnectionLifecycle} does not read, and {@link MessageAssembler} passes a whole message
  * on unless it has failed the connection (which the session checks). Taking them off that path
  * took about a fifth off the relay's user-space time per message in ping-pong (docs/benchmarks.md).
  * Any other inbound handler between the two (access control, first-message authentication, one
- * added later) might act on messages, so its presence keeps every message on the pipeline.
+ * added later) might act on messages, so its presence keeps every message on the pipeline. The
+ * check is made once; whatever later puts a handler there that acts on messages switches the
+ * direct path off ({@code FrameDecoder.directTo(null)}), as {@link ProtocolViolations} does when
+ * it gives its place to the handler that drops everything after a violation.
  */
 final class DirectPath {
 
-    /** Inbound handlers that pass a whole binary message on unchanged; matched by exact class. */
+    /** Inbound handlers that pass a whole binary or ASCII text message on unchanged; matched by exact class. */
     private static final Set<Class<?>> PASS_ON = Set.of(Utf8FrameValidator.class, ProtocolViolations.class,
             WebSocketServerProtocolHandler.class, ConnectionLifecycle.class, MessageAssembler.class);
 

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ownership: this is the last inbound handler. A data frame's content is handed to
  * {@link Router#publish}, which takes that reference; anything else that reaches here is released.
- * Whole binary messages may come straight from the frame decoder instead ({@link DirectPath}):
+ * Whole messages may come straight from the frame decoder instead ({@link DirectPath}):
  * their payload's reference is handed on, or released if the message is not relayed.
  * For delivery, the {@link PreparedFrame} is borrowed: a small frame's bytes are copied into this
  * session's {@link #coalesced} buffer, which is written at the flush (the channel's outbound buffer
@@ -129,7 +129,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private int lastCoalescedBytes;
     /** This connection's keepalive and closing handshake (an earlier handler in the pipeline). */
     private ConnectionLifecycle lifecycle;
-    /** Checked for whole binary messages taken straight from the decoder; null if none or not direct. */
+    /** Checked for whole messages taken straight from the decoder; null if none or not direct. */
     private MessageAssembler assembler;
     /** Whether {@link #takeDirectPath} has run. */
     private boolean directPathChecked;
@@ -274,29 +274,30 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     /**
      * At the first message down the pipeline, when the handlers set up with the upgrade (the codec
-     * swap, a first-message authentication) have left it: from then on whole binary messages come
-     * straight from the frame decoder if nothing between them would act on them ({@link DirectPath}).
+     * swap, a first-message authentication) have left it: from then on whole binary and ASCII text
+     * messages come straight from the frame decoder if nothing between them would act on them
+     * ({@link DirectPath}).
      */
     private void takeDirectPath() {
         directPathChecked = true;
         FrameDecoder decoder = DirectPath.decoderFor(ctx.pipeline(), this);
         if (decoder != null) {
             assembler = ctx.pipeline().get(MessageAssembler.class);
-            decoder.directTo(this::binaryMessage);
+            decoder.directTo(this::directMessage);
         }
     }
 
     /**
-     * A whole binary message straight from the frame decoder ({@link DirectPath}): relayed as one
-     * that came down the pipeline would be, unless the session has left its topic or the
-     * assembler has failed the connection (it would have dropped the message). Takes the reference.
+     * A whole message straight from the frame decoder ({@link DirectPath}): relayed as one that
+     * came down the pipeline would be, unless the session has left its topic or the assembler has
+     * failed the connection (it would have dropped the message). Takes the reference.
      */
-    private void binaryMessage(ByteBuf payload) {
+    private void directMessage(boolean text, ByteBuf payload) {
         if (topic == null || (assembler != null && assembler.closing())) {
             payload.release();
             return;
         }
-        publish(false, payload);
+        publish(text, payload);
     }
 
     /** Hands a whole message to the router, stamped with its read's time; takes the reference. */
