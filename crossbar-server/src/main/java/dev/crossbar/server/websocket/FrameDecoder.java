@@ -38,7 +38,8 @@ import java.util.List;
  * its shortest encoding (1002), and a frame longer than {@code maxFramePayloadLength} (1009: the
  * whole message's limit is {@code MessageAssembler}'s). After a close frame every further byte is
  * skipped; after a violation, every further frame but the client's close frame (see
- * {@link #violation}). Text is left to Netty's {@code Utf8FrameValidator}, after this handler.
+ * {@link #violation}). Text is left to Netty's {@code Utf8FrameValidator}, after this handler,
+ * except whole ASCII text handed to a {@link Sink} (below), which no UTF-8 check can fault.
  *
  * <p>A payload that is whole in what has been read is copied out in one go (a whole message under
  * 64 KiB into a {@link PreparedFrame#payloadBuffer}, behind the header the relay will send it
