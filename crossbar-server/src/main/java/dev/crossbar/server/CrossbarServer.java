@@ -30,8 +30,8 @@ import dev.crossbar.server.transport.AdminInitializer;
 import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.transport.Transport;
+import dev.crossbar.server.transport.LoopReceiveBuffers;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpRequest;
@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
 public final class CrossbarServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(CrossbarServer.class);
-    private static final AdaptiveRecvByteBufAllocator RECEIVE_BUFFERS = new AdaptiveRecvByteBufAllocator();
+    private static final LoopReceiveBuffers RECEIVE_BUFFERS = new LoopReceiveBuffers();
 
     private final ServerConfig config;
     private final Transport transport;

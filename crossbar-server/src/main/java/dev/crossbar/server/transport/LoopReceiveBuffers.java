@@ -1,0 +1,122 @@
+package dev.crossbar.server.transport;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.util.UncheckedBooleanSupplier;
+import io.netty.util.concurrent.FastThreadLocal;
+
+/**
+ * Receive buffers sized as Netty's {@link AdaptiveRecvByteBufAllocator} sizes them, but reused from
+ * one read to the next on each event loop instead of taken from the allocator and given back on
+ * every read. A relay with small messages reads a few hundred bytes per wake-up; taking a pooled
+ * buffer and returning it (the allocator's locked magazine in its low-memory mode, the buffer
+ * object's recycler) cost about as much as the decoding of what was read.
+ *
+ * <p>One buffer per loop, not per connection: reads on a loop are sequential, so an idle connection
+ * holds nothing.
+ *
+ * <p>Ownership: the loop keeps one reference to its buffer; a read borrows it with one more
+ * ({@code retain}), which the pipeline releases exactly as it would a fresh buffer. The buffer is lent
+ * again only when the loop's reference is the last one ({@code refCnt() == 1}): while anything
+ * downstream still holds it (a decoder keeping a partial frame, a payload slice on its way to
+ * another loop), the next read takes a fresh buffer, which becomes the loop's, and the old one is
+ * freed by its last holder. The loop's reference is released when the loop's thread ends.
+ */
+public final class LoopReceiveBuffers implements RecvByteBufAllocator {
+
+    private static final FastThreadLocal<ByteBuf> KEPT = new FastThreadLocal<>() {
+        @Override
+        protected void onRemoval(ByteBuf kept) {
+            if (kept != null) {
+                kept.release();
+            }
+        }
+    };
+
+    private final AdaptiveRecvByteBufAllocator sizes = new AdaptiveRecvByteBufAllocator();
+
+    @Override
+    public Handle newHandle() {
+        return new Lending((ExtendedHandle) sizes.newHandle());
+    }
+
+    /** Lends the loop's buffer; everything else (sizing, when to stop reading) is the adaptive handle's. */
+    private static final class Lending implements ExtendedHandle {
+
+        private final ExtendedHandle sizes;
+
+        Lending(ExtendedHandle sizes) {
+            this.sizes = requireNonNull(sizes, "sizes");
+        }
+
+        @Override
+        public ByteBuf allocate(ByteBufAllocator alloc) {
+            int size = sizes.guess();
+            ByteBuf kept = KEPT.getIfExists();
+            if (kept != null && kept.refCnt() == 1 && kept.capacity() >= size) {
+                return kept.clear().retain();
+            }
+            ByteBuf fresh = alloc.ioBuffer(size);
+            KEPT.set(fresh.retain());
+            if (kept != null) {
+                kept.release();
+            }
+            return fresh;
+        }
+
+        @Override
+        public int guess() {
+            return sizes.guess();
+        }
+
+        @Override
+        public void reset(ChannelConfig config) {
+            sizes.reset(config);
+        }
+
+        @Override
+        public void incMessagesRead(int numMessages) {
+            sizes.incMessagesRead(numMessages);
+        }
+
+        @Override
+        public void lastBytesRead(int bytes) {
+            sizes.lastBytesRead(bytes);
+        }
+
+        @Override
+        public int lastBytesRead() {
+            return sizes.lastBytesRead();
+        }
+
+        @Override
+        public void attemptedBytesRead(int bytes) {
+            sizes.attemptedBytesRead(bytes);
+        }
+
+        @Override
+        public int attemptedBytesRead() {
+            return sizes.attemptedBytesRead();
+        }
+
+        @Override
+        public boolean continueReading() {
+            return sizes.continueReading();
+        }
+
+        @Override
+        public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
+            return sizes.continueReading(maybeMoreDataSupplier);
+        }
+
+        @Override
+        public void readComplete() {
+            sizes.readComplete();
+        }
+    }
+}
