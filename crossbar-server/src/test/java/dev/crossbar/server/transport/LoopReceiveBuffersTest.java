@@ -1,6 +1,7 @@
 package dev.crossbar.server.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,7 +35,7 @@ class LoopReceiveBuffersTest {
         });
         t.start();
         t.join(10_000);
-        assertTrue(!t.isAlive(), "the case finished");
+        assertFalse(t.isAlive(), "the case finished within 10 s");
         if (failure.get() instanceof Exception e) {
             throw e;
         } else if (failure.get() instanceof Error e) {
