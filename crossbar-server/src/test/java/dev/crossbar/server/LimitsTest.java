@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.RelayServerExtension;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,8 +71,11 @@ class LimitsTest {
             awaitMembers(2);
             offender.sendBinary(new byte[] {1});
             assertEquals(1, healthy.take().data().length, "the first message, after which the direct path is taken");
-            offender.sendFragmented(false, new byte[MAX + 10], 8);
-            offender.sendBinary(new byte[] {2, 2});
+            // One flush for both, so the whole message arrives right behind the failed one: sent
+            // after it, it could find the connection already closed, and test nothing.
+            offender.writeFragmented(false, new byte[MAX + 10], 8);
+            offender.write(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(new byte[] {2, 2})));
+            offender.flush();
             NettyClient.CloseInfo close = offender.awaitClose(Duration.ofSeconds(5));
             assertEquals(1009, close.code());
             assertEquals(null, healthy.poll(Duration.ofMillis(500)), "nothing after the failed message is relayed");

@@ -193,6 +193,16 @@ public final class NettyClient implements AutoCloseable {
 
     /** Sends {@code data} as {@code parts} fragments: a first data frame and continuations. */
     public void sendFragmented(boolean text, byte[] data, int parts) {
+        io.netty.channel.ChannelFuture last = writeFragmented(text, data, parts);
+        channel.flush();
+        await(last, "fragmented write");
+    }
+
+    /**
+     * Writes {@code data} as {@code parts} fragments without flushing or waiting; call
+     * {@link #flush()} after. Returns the last fragment's write.
+     */
+    public io.netty.channel.ChannelFuture writeFragmented(boolean text, byte[] data, int parts) {
         int step = Math.max(1, (data.length + parts - 1) / parts);
         int offset = 0;
         boolean first = true;
@@ -208,8 +218,7 @@ public final class NettyClient implements AutoCloseable {
             first = false;
             offset += len;
         } while (offset < data.length);
-        channel.flush();
-        await(last, "fragmented write");
+        return last;
     }
 
     /**
