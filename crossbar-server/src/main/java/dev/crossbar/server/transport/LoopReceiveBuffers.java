@@ -1,11 +1,8 @@
 package dev.crossbar.server.transport;
 
-import static java.util.Objects.requireNonNull;
-
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -41,22 +38,24 @@ public final class LoopReceiveBuffers implements RecvByteBufAllocator {
     private final AdaptiveRecvByteBufAllocator sizes = new AdaptiveRecvByteBufAllocator();
 
     @Override
+    @SuppressWarnings("deprecation") // Netty 4.2 deprecates Handle for ExtendedHandle, but this signature is its own
     public Handle newHandle() {
         return new Lending((ExtendedHandle) sizes.newHandle());
     }
 
     /** Lends the loop's buffer; everything else (sizing, when to stop reading) is the adaptive handle's. */
-    private static final class Lending implements ExtendedHandle {
+    private static final class Lending extends DelegatingHandle implements ExtendedHandle {
 
         private final ExtendedHandle sizes;
 
         Lending(ExtendedHandle sizes) {
-            this.sizes = requireNonNull(sizes, "sizes");
+            super(sizes);
+            this.sizes = sizes;
         }
 
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            int size = sizes.guess();
+            int size = guess();
             ByteBuf kept = KEPT.getIfExists();
             if (kept != null && kept.refCnt() == 1 && kept.capacity() >= size) {
                 return kept.clear().retain();
@@ -70,53 +69,8 @@ public final class LoopReceiveBuffers implements RecvByteBufAllocator {
         }
 
         @Override
-        public int guess() {
-            return sizes.guess();
-        }
-
-        @Override
-        public void reset(ChannelConfig config) {
-            sizes.reset(config);
-        }
-
-        @Override
-        public void incMessagesRead(int numMessages) {
-            sizes.incMessagesRead(numMessages);
-        }
-
-        @Override
-        public void lastBytesRead(int bytes) {
-            sizes.lastBytesRead(bytes);
-        }
-
-        @Override
-        public int lastBytesRead() {
-            return sizes.lastBytesRead();
-        }
-
-        @Override
-        public void attemptedBytesRead(int bytes) {
-            sizes.attemptedBytesRead(bytes);
-        }
-
-        @Override
-        public int attemptedBytesRead() {
-            return sizes.attemptedBytesRead();
-        }
-
-        @Override
-        public boolean continueReading() {
-            return sizes.continueReading();
-        }
-
-        @Override
         public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
             return sizes.continueReading(maybeMoreDataSupplier);
-        }
-
-        @Override
-        public void readComplete() {
-            sizes.readComplete();
         }
     }
 }

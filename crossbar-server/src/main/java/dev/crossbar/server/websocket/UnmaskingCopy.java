@@ -18,13 +18,14 @@ import java.nio.ByteOrder;
 final class UnmaskingCopy {
 
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
-    /** Direct views are unmasked through their addresses where the JVM allows unaligned longs there. */
+    /** Buffers and direct views are unmasked through their addresses where the JVM allows unaligned longs there. */
     private static final boolean BY_ADDRESS = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
     /**
-     * Payloads from this size are unmasked in one pass over NIO views. Smaller ones are copied, then
-     * unmasked in place through the buffer's own accessors, as Netty does: as fast for a few dozen
-     * bytes (UnmaskLoopBenchmark), and without the 100-200 bytes of view objects a buffer's first
-     * NIO view costs, which would be most of a small message's garbage.
+     * Where either buffer has no address (a heap buffer): payloads from this size are unmasked in
+     * one pass over NIO views. Smaller ones are copied, then unmasked in place through the buffer's
+     * own accessors, as Netty does: as fast for a few dozen bytes (UnmaskLoopBenchmark), and
+     * without the 100-200 bytes of view objects a buffer's first NIO view costs, which would be
+     * most of a small message's garbage.
      */
     static final int ONE_PASS_FROM_BYTES = 1024;
 
