@@ -17,7 +17,9 @@ import io.netty.buffer.CompositeByteBuf;
  * buffer without copying. A payload read into a {@link #payloadBuffer} already has its header in
  * front and becomes the frame as it is: no second buffer, no copy. Each receiver writes a
  * {@code retainedDuplicate()} of {@link #content()}; the frame itself holds one reference, released
- * by whoever made it.
+ * by whoever made it. A frame that receivers share (over {@link SharedFrameBuffers#COPIED_MAX_BYTES})
+ * is allocated from {@link SharedFrameBuffers}, whatever allocator the caller gives, so that those
+ * duplicates are recycled rather than garbage.
  */
 public final class PreparedFrame {
 
@@ -55,7 +57,7 @@ public final class PreparedFrame {
                     "length: " + length + " (expected: 0 to " + (CONTIGUOUS_LIMIT - 1) + ")");
         }
         int header = headerLength(length);
-        ByteBuf buf = alloc.directBuffer(header + length, header + length);
+        ByteBuf buf = SharedFrameBuffers.forFrame(alloc, header + length).directBuffer(header + length, header + length);
         writeHeader(buf, text, length);
         buf.readerIndex(header);
         return buf;
@@ -86,7 +88,8 @@ public final class PreparedFrame {
         }
         ByteBuf frame;
         try {
-            frame = alloc.directBuffer(headerLength(length) + (length < CONTIGUOUS_LIMIT ? length : 0));
+            int frameLength = headerLength(length) + (length < CONTIGUOUS_LIMIT ? length : 0);
+            frame = SharedFrameBuffers.forFrame(alloc, frameLength).directBuffer(frameLength);
         } catch (Throwable t) {
             payload.release();
             throw t;
@@ -203,7 +206,7 @@ public final class PreparedFrame {
      */
     public PreparedFrame copy(ByteBufAllocator alloc) {
         int length = content.readableBytes();
-        ByteBuf mine = alloc.directBuffer(length, length);
+        ByteBuf mine = SharedFrameBuffers.forFrame(alloc, length).directBuffer(length, length);
         try {
             mine.writeBytes(content, content.readerIndex(), length);
         } catch (Throwable t) {

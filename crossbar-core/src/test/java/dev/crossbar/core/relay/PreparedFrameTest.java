@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -14,11 +16,19 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.WrappedByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocket08FrameEncoder;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -167,6 +177,79 @@ class PreparedFrameTest {
             frame.release();
         }
         assertEquals(0, firstChunk.refCnt());
+    }
+
+    /**
+     * A frame over the copy limit is shared by its receivers, one duplicate each, so a contiguous one
+     * comes from the shared pool whatever allocator the caller gave; smaller frames, and a
+     * composite's header, use the caller's.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 125, SharedFrameBuffers.COPIED_MAX_BYTES - 4, SharedFrameBuffers.COPIED_MAX_BYTES - 3,
+            4600, PreparedFrame.CONTIGUOUS_LIMIT - 1, PreparedFrame.CONTIGUOUS_LIMIT})
+    void framesReceiversShareComeFromTheSharedPool(int length) {
+        ByteBufAllocator callers = UnpooledByteBufAllocator.DEFAULT;
+        PreparedFrame copied = PreparedFrame.of(callers, false, callers.directBuffer(length).writeZero(length), 1L);
+        PreparedFrame read = length < PreparedFrame.CONTIGUOUS_LIMIT
+                ? PreparedFrame.of(callers, false, PreparedFrame.payloadBuffer(callers, false, length).writeZero(length), 1L)
+                : copied.retain();
+        PreparedFrame local = copied.copy(callers);
+        try {
+            for (PreparedFrame frame : new PreparedFrame[] {copied, read, local}) {
+                ByteBuf content = frame.content();
+                boolean composite = content instanceof CompositeByteBuf;
+                boolean shared = !composite && frame.frameLength() > SharedFrameBuffers.COPIED_MAX_BYTES;
+                ByteBuf first = composite ? ((CompositeByteBuf) content).component(0) : content;
+                assertSame(shared ? SharedFrameBuffers.POOL : callers, first.alloc(),
+                        "allocator of a " + frame.frameLength() + "-byte frame");
+            }
+        } finally {
+            copied.release();
+            read.release();
+            local.release();
+        }
+    }
+
+    /**
+     * On an event loop's kind of thread, the duplicates receivers write of a shared frame are
+     * recycled: once the first few are given back, every later one is an object seen before, not
+     * a new one per receiver per message.
+     */
+    @Test
+    void duplicatesOfASharedFrameAreRecycledOnEventLoopThreads() throws Exception {
+        PreparedFrame frame = PreparedFrame.of(UnpooledByteBufAllocator.DEFAULT, false,
+                Unpooled.directBuffer(4600).writeZero(4600), 1L);
+        Set<ByteBuf> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        AtomicInteger fresh = new AtomicInteger();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread loop = new FastThreadLocalThread(() -> {
+            try {
+                for (int i = 0; i < 128; i++) {
+                    ByteBuf duplicate = frame.content().retainedDuplicate();
+                    if (seen.add(innermost(duplicate)) && i >= 64) {
+                        fresh.incrementAndGet();
+                    }
+                    duplicate.release();
+                }
+            } catch (Throwable t) {
+                failed.set(t);
+            }
+        });
+        try {
+            loop.start();
+            loop.join(10_000);
+            assertFalse(loop.isAlive(), "the loop thread did not finish");
+            assertNull(failed.get());
+            assertEquals(0, fresh.get(), "new duplicates after 64 given back");
+            assertTrue(seen.size() <= 64, seen.size() + " distinct duplicates for 128 writes");
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** The buffer under leak detection's wrapper, if any (the tests run with paranoid leak detection). */
+    private static ByteBuf innermost(ByteBuf buf) {
+        return buf instanceof WrappedByteBuf wrapped ? wrapped.unwrap() : buf;
     }
 
     private static byte[] nettyEncoding(boolean text, byte[] bytes) {

@@ -2,6 +2,7 @@ package dev.crossbar.server.metrics;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.relay.SharedFrameBuffers;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
@@ -144,6 +145,8 @@ public final class RelayMetrics implements AutoCloseable {
         if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
             new NettyAllocatorMetrics(provider).bindTo(registry);
         }
+        // Frames that receivers share come from a pool of their own (their duplicates are recycled).
+        new NettyAllocatorMetrics(SharedFrameBuffers.metrics()).bindTo(registry);
         new NettyEventExecutorMetrics(eventLoops).bindTo(registry);
     }
 

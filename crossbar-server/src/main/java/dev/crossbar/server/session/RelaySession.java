@@ -3,6 +3,7 @@ package dev.crossbar.server.session;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.PreparedFrame;
+import dev.crossbar.core.relay.SharedFrameBuffers;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
@@ -94,7 +95,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      * by one. Larger ones stay shared: their copy would cost more than the bookkeeping it saves, and
      * a backlog of shared frames holds each message once, however many receivers are behind.
      */
-    static final int COALESCE_MAX_FRAME_BYTES = 1024;
+    static final int COALESCE_MAX_FRAME_BYTES = SharedFrameBuffers.COPIED_MAX_BYTES;
     /** The most one coalesced buffer holds; a frame that does not fit starts the next one. */
     static final int COALESCE_BUFFER_BYTES = 16 * 1024;
 
