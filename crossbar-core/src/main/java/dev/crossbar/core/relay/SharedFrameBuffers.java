@@ -17,7 +17,8 @@ import io.netty.util.NettyRuntime;
  *
  * <p>Sized for frames up to {@link PreparedFrame#CONTIGUOUS_LIMIT}: 1 MiB chunks, one arena per
  * core (an event loop keeps to one), caches on the event loops only. Nothing is allocated until
- * the first such frame; a chunk no longer used is given back.
+ * the first such frame; after that each arena in use keeps at least one chunk, and more only while
+ * that many frames are held (queued for receivers, or kept by a stream's memory).
  */
 public final class SharedFrameBuffers {
 
