@@ -199,7 +199,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // One allocator for all: Netty makes one per channel otherwise (each handle is still per channel).
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, RECEIVE_BUFFERS)
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, RECEIVE_BUFFERS)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
                 .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures,

@@ -121,7 +121,7 @@ class OpsFilesTest {
 
     private static void collectExprs(JsonNode node, List<String> out) {
         if (node.isObject()) {
-            node.fields().forEachRemaining(e -> {
+            node.properties().forEach(e -> {
                 if (e.getKey().equals("expr") && e.getValue().isTextual()) {
                     out.add(e.getValue().asText());
                 } else {

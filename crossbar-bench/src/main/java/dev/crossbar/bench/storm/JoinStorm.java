@@ -8,8 +8,10 @@ import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalIoHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +38,7 @@ public final class JoinStorm {
         int members = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int loops = args.length > 1 ? Integer.parseInt(args[1]) : 2;
         int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-        DefaultEventLoopGroup group = new DefaultEventLoopGroup(loops);
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(loops, LocalIoHandler.newFactory());
         try {
             for (int r = 0; r < repeats; r++) {
                 run(group, members, r);
@@ -46,7 +48,7 @@ public final class JoinStorm {
         }
     }
 
-    private static void run(DefaultEventLoopGroup group, int n, int repeat) throws Exception {
+    private static void run(EventLoopGroup group, int n, int repeat) throws Exception {
         Router router = new Router(new TopicRegistry());
         RouteParser routes = new RouteParser();
         Route out = routes.parse("/out/storm");

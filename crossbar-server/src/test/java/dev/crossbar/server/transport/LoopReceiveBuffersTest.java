@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * loop's thread ends. Each case runs on a thread of its own, as an event loop would, so cases do not
  * share a buffer.
  */
+@SuppressWarnings("deprecation") // Netty 4.2 deprecates Handle, yet newHandle() still returns one
 class LoopReceiveBuffersTest {
 
     private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
