@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
@@ -84,7 +85,7 @@ public final class NettyClient implements AutoCloseable {
         if (receiveBuffer > 0) {
             bootstrap.option(io.netty.channel.ChannelOption.SO_RCVBUF, receiveBuffer);
         }
-        io.netty.channel.ChannelFuture connected = bootstrap
+        ChannelFuture connected = bootstrap
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -193,7 +194,7 @@ public final class NettyClient implements AutoCloseable {
 
     /** Sends {@code data} as {@code parts} fragments: a first data frame and continuations. */
     public void sendFragmented(boolean text, byte[] data, int parts) {
-        io.netty.channel.ChannelFuture last = writeFragmented(text, data, parts);
+        ChannelFuture last = writeFragmented(text, data, parts);
         channel.flush();
         await(last, "fragmented write");
     }
@@ -202,11 +203,11 @@ public final class NettyClient implements AutoCloseable {
      * Writes {@code data} as {@code parts} fragments without flushing or waiting; call
      * {@link #flush()} after. Returns the last fragment's write.
      */
-    public io.netty.channel.ChannelFuture writeFragmented(boolean text, byte[] data, int parts) {
+    public ChannelFuture writeFragmented(boolean text, byte[] data, int parts) {
         int step = Math.max(1, (data.length + parts - 1) / parts);
         int offset = 0;
         boolean first = true;
-        io.netty.channel.ChannelFuture last;
+        ChannelFuture last;
         do {
             int len = Math.min(step, data.length - offset);
             boolean fin = offset + len >= data.length;
