@@ -25,6 +25,8 @@
 #   BATCH         frames per write (default 1; 256 is the generator's earlier behaviour)
 #   SESSION       own | inherit (default own: setsid)
 #   IPERF         1 (default) measures the loopback ceiling with iperf3 before and after; 0 skips it
+#   TRACE_DIR     if set, each run's latency by moment of arrival goes to
+#                 TRACE_DIR/<scenario>-<relay>-<run>.tsv (--latency-trace)
 # Every run is bounded (timeout 300 s; typically warm-up + duration + 3-8 s, longer for 5,000
 # subscribers and idle): the default matrix, 81 runs, takes 30-40 minutes (docs/benchmarks.md).
 set -euo pipefail
@@ -40,6 +42,7 @@ BATCH="${BATCH:-1}"
 SESSION="${SESSION:-own}"
 MATRIX="${MATRIX:-issue}"
 IPERF="${IPERF:-1}"
+TRACE_DIR="${TRACE_DIR:-}"
 PEERS_DIR="${PEERS_DIR:-$ROOT/../shared/peers}"
 PEERS_BUILD="${PEERS_BUILD:-/tmp/crossbar-peers}"
 GO_SPAWN="${GO_SPAWN:-}"
@@ -185,6 +188,7 @@ for relay in "${relays[@]}"; do spawn_of "$relay" >/dev/null; done
 # 10,000 idle connections need ~10,000 descriptors on each side (the relays inherit this).
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 mkdir -p "$(dirname "$OUT")"
+[[ -z "$TRACE_DIR" ]] || mkdir -p "$TRACE_DIR"
 selected=0
 for entry in "${SCENARIOS[@]}"; do
   if [[ "${entry%%|*}" =~ $FILTER ]]; then selected=$((selected + 1)); fi
@@ -207,11 +211,13 @@ for rep in $(seq 1 "$REPEATS"); do
     for relay in "${order[@]}"; do
       done_runs=$((done_runs + 1))
       echo "== [$done_runs/$runs] $name $relay (run $rep) $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg)"
+      trace=()
+      [[ -z "$TRACE_DIR" ]] || trace=(--latency-trace "$TRACE_DIR/$name-$relay-$rep.tsv")
       # Common flags first: a scenario's own (idle's --duration) come last and win.
       # shellcheck disable=SC2086
       timeout -k 10 300 "${LOAD[@]}" --label "$relay" --topic "$name" --spawn "$(spawn_of "$relay")" \
         --spawn-session "$SESSION" --batch "$BATCH" --duration "$DURATION" --warmup "$WARMUP" \
-        --json "$OUT" $args 2>&1 | grep -v ' INFO ' || echo "   (run failed)"
+        --json "$OUT" "${trace[@]}" $args 2>&1 | grep -v ' INFO ' || echo "   (run failed)"
     done
   done
 done

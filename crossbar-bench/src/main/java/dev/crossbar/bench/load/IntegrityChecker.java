@@ -29,6 +29,7 @@ final class IntegrityChecker {
     private final SendTimes tinySendTimes;
     private final RunClock clock;
     private final Histogram latency;
+    private final LatencyMoments moments;
 
     private final AtomicLong delivered = new AtomicLong();
     private final AtomicLong deliveredBytes = new AtomicLong();
@@ -46,8 +47,10 @@ final class IntegrityChecker {
      * @param senders       how many senders (ids 0..senders-1) this receiver hears
      * @param tinySendTimes send times of sender 0 when the format is tiny, else null
      * @param latency       where latencies of measured messages go (this loop's histogram), or null
+     * @param moments       the same by moment of arrival (this loop's), or null
      */
-    IntegrityChecker(MessageFormat format, int senders, SendTimes tinySendTimes, RunClock clock, Histogram latency) {
+    IntegrityChecker(MessageFormat format, int senders, SendTimes tinySendTimes, RunClock clock, Histogram latency,
+                     LatencyMoments moments) {
         this.format = requireNonNull(format, "format");
         if (senders < 1 || senders > MessageFormat.MAX_SENDERS) {
             throw new IllegalArgumentException("senders: " + senders + " (expected: 1.." + MessageFormat.MAX_SENDERS + ")");
@@ -63,6 +66,7 @@ final class IntegrityChecker {
         this.tinySendTimes = tinySendTimes;
         this.clock = requireNonNull(clock, "clock");
         this.latency = latency;
+        this.moments = moments;
     }
 
     /** Checks one whole received message; borrows {@code msg} (the caller releases it). */
@@ -145,6 +149,9 @@ final class IntegrityChecker {
         if (latency != null && sentAt >= clock.measureFromNanos()) {
             long nanos = Math.min(Math.max(0, nowNanos - sentAt), latency.getHighestTrackableValue());
             latency.recordValue(nanos);
+            if (moments != null) {
+                moments.record(nowNanos - clock.measureFromNanos(), nanos);
+            }
             latencySumNanos += nanos;
             latencies++;
         }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,6 +127,10 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Append one JSON line per run (and summary) to FILE; without it they go to stdout.")
     String json;
 
+    @Option(names = "--latency-trace", paramLabel = "FILE",
+            description = "Write latency by moment of arrival (per 5 ms: deliveries, mean, slowest) to FILE; with --repeat, FILE-<run>.")
+    Path latencyTrace;
+
     @Override
     public Integer call() {
         if (repeat < 1 || repeat > MAX_REPEAT) {
@@ -148,7 +153,7 @@ final class LoadCommand implements Callable<Integer> {
             for (int i = 1; i <= repeat; i++) {
                 RunResult r;
                 try (Relay relay = openRelay()) {
-                    LoadConfig config = toConfig(relay.baseUri());
+                    LoadConfig config = toConfig(relay.baseUri(), i);
                     try {
                         r = new LoadRun(config, relay, i).run();
                     } catch (IOException | IllegalStateException e) {
@@ -197,7 +202,16 @@ final class LoadCommand implements Callable<Integer> {
         return new ExternalRelay(LoadConfig.checkLoopback(relayChoice.url), pid);
     }
 
-    LoadConfig toConfig(URI baseUri) {
+    /** The trace file of run {@code i}: one run, the file named; several, one each. */
+    private Path traceFile(int i) {
+        if (latencyTrace == null || repeat == 1) {
+            return latencyTrace;
+        }
+        return latencyTrace.resolveSibling(latencyTrace.getFileName() + "-" + i);
+    }
+
+    /** The configuration of run {@code run} (1..repeat). */
+    LoadConfig toConfig(URI baseUri, int run) {
         return LoadConfig.builder(scenario, baseUri)
                 .label(label)
                 .topic(topic)
@@ -215,6 +229,7 @@ final class LoadCommand implements Callable<Integer> {
                 .clientThreads(clientThreads)
                 .bindAddresses(bind)
                 .slow(slow)
+                .latencyTrace(traceFile(run))
                 .build();
     }
 }

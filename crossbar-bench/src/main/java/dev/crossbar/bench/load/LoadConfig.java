@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -59,6 +60,7 @@ final class LoadConfig {
     private final int clientThreads;
     private final List<String> bindAddresses;
     private final SlowPolicy slow;
+    private final Path latencyTrace;
 
     private LoadConfig(Builder b) {
         this.scenario = requireNonNull(b.scenario, "scenario");
@@ -129,6 +131,7 @@ final class LoadConfig {
         }
         this.bindAddresses = List.copyOf(b.bindAddresses);
         this.slow = b.slow;
+        this.latencyTrace = b.latencyTrace;
         for (String a : bindAddresses) {
             checkLoopbackHost("bind", a);
         }
@@ -184,6 +187,7 @@ final class LoadConfig {
         b.clientThreads = clientThreads;
         b.bindAddresses = bindAddresses;
         b.slow = slow;
+        b.latencyTrace = latencyTrace;
         return b;
     }
 
@@ -266,6 +270,11 @@ final class LoadConfig {
         return slow;
     }
 
+    /** Where latency by moment of arrival goes after the run, or null. */
+    Path latencyTrace() {
+        return latencyTrace;
+    }
+
     /** Longest a run can take, all phases at their caps: what tests and callers may rely on. */
     Duration upperBound() {
         return connectTimeout.plus(settle).plus(warmup).plus(duration).plus(drain)
@@ -293,6 +302,7 @@ final class LoadConfig {
         private int clientThreads = DEFAULT_CLIENT_THREADS;
         private List<String> bindAddresses = List.of();
         private SlowPolicy slow;
+        private Path latencyTrace;
 
         private Builder(Scenario scenario, URI baseUri) {
             this.scenario = scenario;
@@ -381,6 +391,12 @@ final class LoadConfig {
 
         Builder slow(SlowPolicy v) {
             slow = v;
+            return this;
+        }
+
+        /** Where to write latency by moment of arrival ({@link LatencyMoments}), or null for nowhere. */
+        Builder latencyTrace(Path v) {
+            latencyTrace = v;
             return this;
         }
 

@@ -41,6 +41,7 @@ final class LoadRun {
     private final MessageFormat format;
     private final RunClock clock = new RunClock();
     private final Map<EventExecutor, Histogram> histograms = new ConcurrentHashMap<>();
+    private final Map<EventExecutor, LatencyMoments> moments = new ConcurrentHashMap<>();
     private final AtomicLong errors = new AtomicLong();
 
     private final List<BenchHandler> receivers = new ArrayList<>();
@@ -106,7 +107,8 @@ final class LoadRun {
         int senderCount = mesh ? config.count() : 1;
         SendTimes sendTimes = format.isTiny() ? new SendTimes() : null;
         Function<EventExecutor, IntegrityChecker> checkers = loop -> new IntegrityChecker(format, senderCount,
-                sendTimes, clock, histograms.computeIfAbsent(loop, l -> LatencySummary.newHistogram()));
+                sendTimes, clock, histograms.computeIfAbsent(loop, l -> LatencySummary.newHistogram()),
+                moments.computeIfAbsent(loop, l -> new LatencyMoments(momentsSpanNanos())));
 
         List<URI> uris = new ArrayList<>();
         List<BenchHandler> handlers = new ArrayList<>();
@@ -282,7 +284,7 @@ final class LoadRun {
     }
 
     /** After the loops have stopped touching them: what arrived against what was sent. */
-    private void integrity(RunResult r, boolean mesh) {
+    private void integrity(RunResult r, boolean mesh) throws IOException {
         long sent = 0;
         long[] sentBy = new long[senders.size()];
         for (int i = 0; i < senders.size(); i++) {
@@ -338,6 +340,7 @@ final class LoadRun {
                 .put("p999Us", l.p999Us())
                 .put("maxUs", l.maxUs());
         receiverSpread(r);
+        momentSpread(r);
         if (slowHandler != null) {
             r.put("slowReceived", slowHandler.unchecked());
         }
@@ -357,6 +360,27 @@ final class LoadRun {
         r.put("receiverMeanUsMin", round(means[0] / 1000, 1))
                 .put("receiverMeanUsMedian", round(means[means.length / 2] / 1000, 1))
                 .put("receiverMeanUsMax", round(means[means.length - 1] / 1000, 1));
+    }
+
+    /** Arrivals are kept by moment from the start of measurement until the drain's deadline. */
+    private long momentsSpanNanos() {
+        return config.duration().toNanos() + config.drain().toNanos();
+    }
+
+    /**
+     * How unevenly deliveries arriving together had aged ({@link LatencyMoments}): the median and
+     * the 90th percentile over the run's moments; and the moments themselves, with a trace file.
+     */
+    private void momentSpread(RunResult r) throws IOException {
+        LatencyMoments all = new LatencyMoments(momentsSpanNanos());
+        for (LatencyMoments m : moments.values()) {
+            all.add(m);
+        }
+        r.put("momentSpreadP50", all.spread(0.5)).put("momentSpreadP90", all.spread(0.9));
+        if (config.latencyTrace() != null) {
+            all.write(config.latencyTrace());
+            r.put("latencyTrace", config.latencyTrace().toString());
+        }
     }
 
     // ---- idle ----

@@ -18,7 +18,7 @@ class IntegrityCheckerTest {
     private final Histogram latency = LatencySummary.newHistogram();
 
     private IntegrityChecker checker(MessageFormat f, int senders, SendTimes times) {
-        return new IntegrityChecker(f, senders, times, clock, latency);
+        return new IntegrityChecker(f, senders, times, clock, latency, null);
     }
 
     /** Feeds message {@code seq} of {@code sender}, optionally altered, and releases it. */

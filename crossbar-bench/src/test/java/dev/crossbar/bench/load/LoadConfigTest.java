@@ -1,10 +1,12 @@
 package dev.crossbar.bench.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -102,7 +104,7 @@ class LoadConfigTest {
         new picocli.CommandLine(cmd).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
                 "fanout", "--url", "ws://127.0.0.1:9000", "-n", "500", "--rate", "30", "--size", "4600",
                 "--duration", "15s", "--warmup", "3s", "--repeat", "3");
-        LoadConfig c = cmd.toConfig(URI.create("ws://127.0.0.1:9000"));
+        LoadConfig c = cmd.toConfig(URI.create("ws://127.0.0.1:9000"), 1);
         assertEquals(Scenario.FANOUT, c.scenario());
         assertEquals(500, c.count());
         assertEquals(30, c.rate());
@@ -110,12 +112,22 @@ class LoadConfigTest {
         assertEquals(3, cmd.repeat);
         assertEquals(LoadConfig.DEFAULT_BATCH, c.batch());
         assertEquals(SpawnedRelay.Session.OWN, cmd.spawnSession);
+        assertNull(c.latencyTrace(), "no trace unless asked");
+
+        LoadCommand traced = new LoadCommand();
+        new picocli.CommandLine(traced).setCaseInsensitiveEnumValuesAllowed(true).parseArgs("fanout", "--url", "ws://127.0.0.1:9000", "--latency-trace", "out/t.tsv");
+        assertEquals(Path.of("out/t.tsv"), traced.toConfig(URI.create("ws://127.0.0.1:9000"), 1).latencyTrace());
+        LoadCommand tracedRuns = new LoadCommand();
+        new picocli.CommandLine(tracedRuns).setCaseInsensitiveEnumValuesAllowed(true).parseArgs("fanout", "--url", "ws://127.0.0.1:9000", "--latency-trace", "out/t.tsv",
+                "--repeat", "3");
+        assertEquals(Path.of("out/t.tsv-2"), tracedRuns.toConfig(URI.create("ws://127.0.0.1:9000"), 2).latencyTrace(),
+                "one file per run");
 
         LoadCommand old = new LoadCommand();
         new picocli.CommandLine(old).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
                 "pingpong", "--spawn", "relay {port}", "--spawn-session", "inherit", "--batch", "256");
         assertEquals(SpawnedRelay.Session.INHERIT, old.spawnSession);
-        assertEquals(256, old.toConfig(URI.create("ws://127.0.0.1:9000")).batch());
+        assertEquals(256, old.toConfig(URI.create("ws://127.0.0.1:9000"), 1).batch());
         assertEquals(2, LoadMain.run("pingpong", "--url", "ws://10.1.2.3:80"), "a non-loopback URL is refused");
         assertEquals(2, LoadMain.run("pingpong"), "a relay must be named");
     }

@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One short run of each scenario against the real relay, started in-process on an ephemeral
@@ -105,8 +109,16 @@ class ScenarioSmokeTest {
     }
 
     @Test
-    void asFastAsPossibleFanout() throws Exception {
-        assertIntact(run(quick(Scenario.FANOUT).count(10).rate(0.0).build()));
+    void asFastAsPossibleFanoutWithItsLatencyByMoment(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("trace.tsv");
+        RunResult r = run(quick(Scenario.FANOUT).count(10).rate(0.0).latencyTrace(trace).build());
+        assertIntact(r);
+        assertTrue(r.number("momentSpreadP50") >= 1.0, r.toString());
+        assertTrue(r.number("momentSpreadP90") >= r.number("momentSpreadP50"), r.toString());
+        List<String> lines = Files.readAllLines(trace);
+        assertTrue(lines.size() > 1, "moments written: " + lines);
+        long deliveries = lines.stream().skip(1).mapToLong(l -> Long.parseLong(l.split("\t")[1])).sum();
+        assertEquals(r.number("latencyCount"), (double) deliveries, "every measured delivery in one moment: " + r);
     }
 
     @Test
