@@ -13,6 +13,8 @@ crossbar / peer for:
   msg/s      distinct messages delivered per second, summed over receivers   (higher is better)
   Mbit/s     their payload                                                     (higher is better)
   p99 µs     latency of messages sent in the measurement window               (lower is better)
+  spread     per 5 ms of arrivals, the slowest delivery over that moment's mean: receivers served
+             out of step raise it (momentSpreadP50; scripts/moments.py reads the traces)
   CPU µs/msg relay CPU time per message delivered (= CPU-s per million)       (lower is better)
   no JIT µs/msg  the same without the relay's JIT compiler threads: a fresh JVM compiling its hot
              code, a one-off that lands in a short run's window (= CPU µs/msg for other relays)
@@ -35,6 +37,7 @@ METRICS = [
     ("msgPerS", "msg/s", True),
     ("egressMbitS", "Mbit/s", True),
     ("p99Us", "p99 µs", False),
+    ("momentSpreadP50", "spread", False),
     ("cpuSPerMillionMsgs", "CPU µs/msg", False),
     ("cpuSPerMillionMsgsNoJit", "no JIT µs/msg", False),
     ("relayPeakRssMB", "RSS MB", False),
