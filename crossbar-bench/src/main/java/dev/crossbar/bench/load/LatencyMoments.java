@@ -16,7 +16,8 @@ import java.util.Arrays;
  * paused. The {@linkplain #spread spread} tells the two apart in one figure per run.
  *
  * <p>One instance per load-generator event loop (written by that loop only, like its latency
- * histogram); {@link #add} merges them after the run.
+ * histogram); {@link #add} merges them after the run. Three longs a moment: a 10-minute run with
+ * its drain is ~2.9 MiB per loop.
  */
 final class LatencyMoments {
 

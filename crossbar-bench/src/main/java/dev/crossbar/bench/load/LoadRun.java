@@ -157,6 +157,7 @@ final class LoadRun {
             client.barrier();
         }
         integrity(r, mesh);
+        momentSpread(r);
     }
 
     private void startSenders(List<Channel> channels, SendTimes sendTimes, boolean mesh) {
@@ -284,7 +285,7 @@ final class LoadRun {
     }
 
     /** After the loops have stopped touching them: what arrived against what was sent. */
-    private void integrity(RunResult r, boolean mesh) throws IOException {
+    private void integrity(RunResult r, boolean mesh) {
         long sent = 0;
         long[] sentBy = new long[senders.size()];
         for (int i = 0; i < senders.size(); i++) {
@@ -340,7 +341,6 @@ final class LoadRun {
                 .put("p999Us", l.p999Us())
                 .put("maxUs", l.maxUs());
         receiverSpread(r);
-        momentSpread(r);
         if (slowHandler != null) {
             r.put("slowReceived", slowHandler.unchecked());
         }
