@@ -11,6 +11,8 @@ Per trace:
   slow windows    100 ms windows whose mean latency is over 1.5x the run's median moment, and the
                   longest stretch of them: the whole relay slowed down, and for how long
 With --timeline, also each 100 ms window's mean latency (ms) and deliveries (thousands).
+A trace's first line gives the start of measurement on the monotonic clock (System.nanoTime,
+Python's time.monotonic_ns), to lay it beside other recordings of the run.
 """
 import argparse
 import statistics

@@ -83,9 +83,15 @@ final class LatencyMoments {
         return Math.round(v * 100.0) / 100.0;
     }
 
-    /** Writes one line per moment with deliveries: milliseconds from the start of measurement, deliveries, mean and slowest in µs. */
-    void write(Path file) throws IOException {
+    /**
+     * Writes one line per moment with deliveries: milliseconds from the start of measurement,
+     * deliveries, mean and slowest in µs. The first line gives that start on the
+     * {@link System#nanoTime()} clock (CLOCK_MONOTONIC on Linux), so a trace can be laid beside
+     * other recordings of the same run (threads' placement, perf, a relay's own log).
+     */
+    void write(Path file, long measureFromNanos) throws IOException {
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8))) {
+            w.println("# measurement from " + measureFromNanos + " ns (System.nanoTime, CLOCK_MONOTONIC on Linux)");
             w.println("# ms\tdeliveries\tmeanUs\tmaxUs");
             for (int i = 0; i < count.length; i++) {
                 if (count[i] > 0) {

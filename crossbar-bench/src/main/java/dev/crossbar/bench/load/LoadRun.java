@@ -378,7 +378,7 @@ final class LoadRun {
         }
         r.put("momentSpreadP50", all.spread(0.5)).put("momentSpreadP90", all.spread(0.9));
         if (config.latencyTrace() != null) {
-            all.write(config.latencyTrace());
+            all.write(config.latencyTrace(), clock.measureFromNanos());
             r.put("latencyTrace", config.latencyTrace().toString());
         }
     }

@@ -62,9 +62,10 @@ class LatencyMomentsTest {
         moment(b, 15, 10, 7, 7);
         a.add(b);
         Path f = dir.resolve("trace.tsv");
-        a.write(f);
+        a.write(f, 123_456_789L);
         // Moment 0: 20 deliveries, mean (10 * 2 + 9 * 4 + 6) / 20 = 3.1 ms, slowest 6; moment 15 from b alone.
-        assertEquals(List.of("# ms\tdeliveries\tmeanUs\tmaxUs", "0\t20\t3100\t6000", "15\t10\t7000\t7000"),
+        assertEquals(List.of("# measurement from 123456789 ns (System.nanoTime, CLOCK_MONOTONIC on Linux)",
+                        "# ms\tdeliveries\tmeanUs\tmaxUs", "0\t20\t3100\t6000", "15\t10\t7000\t7000"),
                 Files.readAllLines(f));
         assertEquals(1.94, a.spread(1.0));
     }
