@@ -18,10 +18,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Not for a client that receives a lot the moment it joins (a replay on a {@code start=keyframe}
  * stream): the JDK's client (17.0.15 and 25 alike) garbles what follows its first read buffer
  * ({@code jdk.httpclient.bufsize}, 16 KiB) when that read also held the end of the handshake's
- * response. The message that crosses byte 16,384 of the connection is delivered with the bytes of
- * a later frame in place of its own end, and what follows is lost, while the relay's bytes on the
- * wire are right (recorded by a proxy in between; docs/protocol.md, {@code start=keyframe}). Such tests read with
- * {@link NettyClient} or {@link RawClient}.
+ * response. The message that crosses byte 16,384 of the connection is delivered with the start of
+ * a later frame in place of its own end, and the bytes between are lost, while the relay's bytes
+ * on the wire are right (recorded by a proxy in between; docs/protocol.md, {@code start=keyframe}).
+ * Such tests read with {@link NettyClient} or {@link RawClient}.
  */
 public final class JdkClient implements AutoCloseable {
 
