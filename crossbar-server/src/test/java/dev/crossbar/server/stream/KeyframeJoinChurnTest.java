@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class KeyframeJoinChurnTest {
 
-    private static final Duration RUN = Duration.ofSeconds(8);
+    /** 8 s in the build; {@code -Dcrossbar.churnSeconds=N} for a longer soak. */
+    private static final Duration RUN = Duration.ofSeconds(Long.getLong("crossbar.churnSeconds", 8));
     private static final int READ_TIMEOUT_MILLIS = 10_000;
 
     @RegisterExtension
