@@ -68,7 +68,7 @@ class KeyframeJoinChurnTest {
                         keyframesSent.countDown(); // every keyframe of the fixture has gone by once
                     }
                     if (i % 4 == 3) {
-                        Thread.sleep(1); // ~10 Mbit/s: fast, but not so fast that viewers drop
+                        Thread.sleep(1); // at most four a millisecond (~130 Mbit/s): many live messages for each replay to race
                     }
                 }
             } catch (Exception e) {
