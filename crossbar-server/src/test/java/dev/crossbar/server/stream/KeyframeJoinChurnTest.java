@@ -68,7 +68,8 @@ class KeyframeJoinChurnTest {
                         keyframesSent.countDown(); // every keyframe of the fixture has gone by once
                     }
                     if (i % 4 == 3) {
-                        Thread.sleep(1); // at most four a millisecond (~130 Mbit/s): many live messages for each replay to race
+                        // At most four a millisecond (~130 Mbit/s): many live messages for each replay to race.
+                        Thread.sleep(1);
                     }
                 }
             } catch (Exception e) {
@@ -125,7 +126,8 @@ class KeyframeJoinChurnTest {
             for (int n = 0; n < want; n++) {
                 var r = viewer.take(Duration.ofMillis(READ_TIMEOUT_MILLIS));
                 if (r.text() || !check(r.data(), n, seen)) {
-                    faults.add("netty: message " + n + (r.text() ? " is text" : " is not the publisher's") + "; seen" + seen);
+                    faults.add("netty: message " + n + (r.text() ? " is text" : " is not the publisher's")
+                            + "; seen" + seen);
                     return;
                 }
             }
@@ -144,8 +146,8 @@ class KeyframeJoinChurnTest {
             for (int n = 0; n < want; n++) {
                 RawClient.Frame f = viewer.readFrame(READ_TIMEOUT_MILLIS);
                 if (f == null || f.opcode() != 0x2 || !f.fin() || !check(f.payload(), n, seen)) {
-                    faults.add("raw: frame " + n + (f == null ? " never came" : " opcode " + f.opcode() + " fin " + f.fin())
-                            + "; seen" + seen);
+                    faults.add("raw: frame " + n
+                            + (f == null ? " never came" : " opcode " + f.opcode() + " fin " + f.fin()) + "; seen" + seen);
                     return;
                 }
                 if (pausing && ThreadLocalRandom.current().nextInt(8) == 0) {
