@@ -44,6 +44,22 @@ def windows(rows, width_ms=100):
     return [(k * width_ms, n, total / n) for k, (n, total) in sorted(sums.items()) if n > 0]
 
 
+def measurement_start(path):
+    """The start of measurement on the monotonic clock (ns), from the trace's first line, or None."""
+    with open(path) as f:
+        first = f.readline()
+    return int(first.split()[3]) if first.startswith('# measurement from') else None
+
+
+def slow_windows(rows, width_ms=100):
+    """The windows of moments with 10 deliveries or more, which of them are slow (mean latency over
+    1.5x the median moment's), and that median."""
+    rows = [r for r in rows if r[1] >= 10]
+    median = statistics.median(mean for _, _, mean, _ in rows)
+    wins = windows(rows, width_ms)
+    return wins, [mean > 1.5 * median for _, _, mean in wins], median
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('traces', nargs='+')
@@ -59,9 +75,7 @@ def main():
             continue
         spread = [mx / mean for _, _, mean, mx in rows if mean > 0]
         means = [mean for _, _, mean, _ in rows]
-        median = statistics.median(means)
-        wins = windows(rows)
-        slow = [mean > 1.5 * median for _, _, mean in wins]
+        wins, slow, median = slow_windows(rows)
         longest = run = 0
         for s in slow:
             run = run + 1 if s else 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What a relay did in the slow 100 ms windows of a latency trace, against the other windows.
 
-A slow window is as moments.py counts it: its mean latency over 1.5x the run's median. The
+A slow window is as moments.py counts it (and by its code): its mean latency over 1.5x the
+run's median moment. The
 recording is laid beside the trace on the monotonic clock (the trace's first line gives the start
 of measurement on it). Three kinds of recording:
 
@@ -26,28 +27,21 @@ import statistics
 import subprocess
 import sys
 
+import moments
+
 WIDTH_MS = 100
 UNTIL_MS = 8000
 
 
 def read_trace(path):
-    start, sums = None, collections.defaultdict(lambda: [0, 0])
-    for line in open(path):
-        if line.startswith('# measurement from'):
-            start = int(line.split()[3])
-        elif line.strip() and not line.startswith('#'):
-            ms, n, mean_us, _ = (int(x) for x in line.split())
-            if ms < UNTIL_MS:
-                w = sums[ms // WIDTH_MS]
-                w[0] += n
-                w[1] += n * mean_us
+    """The start of measurement, deliveries per window, the slow windows (moments.py's), the median."""
+    start = moments.measurement_start(path)
     if start is None:
         sys.exit(path + ': no "# measurement from" line (a trace from before 6b112e4)')
-    latency = {k: total / n for k, (n, total) in sums.items() if n}
-    median = statistics.median(latency.values())
-    slow = {k for k, v in latency.items() if v > 1.5 * median}
-    deliveries = {k: sums[k][0] for k in latency}
-    return start, deliveries, slow, median
+    rows = moments.read(path, UNTIL_MS)
+    wins, slow, median = moments.slow_windows(rows, WIDTH_MS)
+    deliveries = {ms // WIDTH_MS: n for ms, n, _ in moments.windows(rows, WIDTH_MS)}
+    return start, deliveries, {ms // WIDTH_MS for (ms, _, _), s in zip(wins, slow) if s}, median
 
 
 def window(mono_ns, start):
