@@ -25,8 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A small topic's connections are moved onto one event loop after the upgrade; a big one's further
- * members stay spread; nothing sent during the move is lost, and the idle timer works after it.
- * Four loops, so that round-robin alone would spread every topic.
+ * members stay spread; a 1:N stream's publisher and first subscriber share its home loop and the
+ * other subscribers go to the other loops; nothing sent during the move is lost, and the idle timer
+ * works after it. Four loops, so that round-robin alone would spread every topic.
  */
 class HomeLoopTest {
 
@@ -38,6 +39,34 @@ class HomeLoopTest {
                 .anyMatch(t -> t.key().name().equals(name) && t.members().length == members));
         return relay.server().topics().topics().stream().filter(t -> t.key().name().equals(name)).findFirst()
                 .orElseThrow();
+    }
+
+    private static Map<EventExecutor, Integer> perLoop(Topic topic) {
+        Map<EventExecutor, Integer> perLoop = new HashMap<>();
+        for (Member m : topic.members()) {
+            perLoop.merge(m.executor(), 1, Integer::sum);
+        }
+        return perLoop;
+    }
+
+    private static EventExecutor loopOf(Topic topic, boolean publisher) {
+        for (Member m : topic.members()) {
+            if (m.route().canSend() == publisher) {
+                return m.executor();
+            }
+        }
+        throw new AssertionError("no " + (publisher ? "publisher" : "subscriber") + " on " + topic);
+    }
+
+    /** Connects one at a time, each placed before the next, so where each goes is decided. */
+    private static List<JdkClient> connectInTurn(RelayServerExtension relay, String path, String topic, int n,
+                                                 int membersBefore) {
+        List<JdkClient> clients = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            clients.add(JdkClient.connect(relay.ws(path)));
+            awaitTopic(relay, topic, membersBefore + i + 1);
+        }
+        return clients;
     }
 
     private static Set<EventExecutor> loopsOf(Topic topic) {
@@ -69,16 +98,36 @@ class HomeLoopTest {
                 .pingInterval(Duration.ofMillis(300)).idleTimeout(Duration.ofMillis(900)));
 
         @Test
-        void aSmallTopicSharesOneLoopWhateverPathItsMembersUse() {
+        void aSmallTopicSharesOneLoop() {
             List<JdkClient> mesh = connect(relay, "/lab/mesh", 6);
-            List<JdkClient> stream = new ArrayList<>(connect(relay, "/in/cam", 1));
-            stream.addAll(connect(relay, "/out/cam", 5));
+            List<JdkClient> stream = new ArrayList<>(connect(relay, "/in/pair", 1));
+            stream.addAll(connect(relay, "/out/pair", 1));
             try {
                 assertEquals(1, loopsOf(awaitTopic(relay, "/lab/mesh", 6)).size(), "N:N topic on one loop");
-                assertEquals(1, loopsOf(awaitTopic(relay, "cam", 6)).size(), "publisher and subscribers on one loop");
+                assertEquals(1, loopsOf(awaitTopic(relay, "pair", 2)).size(), "publisher and its one subscriber on one loop");
             } finally {
                 closeAll(mesh);
                 closeAll(stream);
+            }
+        }
+
+        @Test
+        void aStreamsFurtherSubscribersAreWrittenByTheOtherLoops() {
+            // The first subscriber before the publisher, as a viewer may come first: it waits at home.
+            List<JdkClient> clients = new ArrayList<>(connectInTurn(relay, "/out/cam", "cam", 1, 0));
+            clients.addAll(connectInTurn(relay, "/in/cam", "cam", 1, 1));
+            clients.addAll(connectInTurn(relay, "/out/cam", "cam", 9, 2));
+            try {
+                Topic topic = awaitTopic(relay, "cam", 11);
+                EventExecutor home = loopOf(topic, true);
+                Map<EventExecutor, Integer> perLoop = perLoop(topic);
+                assertEquals(2, perLoop.get(home), "home: the publisher and the first subscriber: " + perLoop.values());
+                // The 9 others on the other three loops, evenly.
+                assertEquals(LOOPS, perLoop.size(), "every loop used: " + perLoop.values());
+                perLoop.remove(home);
+                assertEquals(List.of(3, 3, 3), List.copyOf(perLoop.values()), "evenly away from home");
+            } finally {
+                closeAll(clients);
             }
         }
 
@@ -139,18 +188,11 @@ class HomeLoopTest {
 
         @Test
         void aBigTopicKeepsItsFirstMembersHomeAndEvensOutTheRest() {
-            // A share of 16; 24 members, connected one at a time.
-            List<JdkClient> clients = new ArrayList<>();
+            // A share of 16; 24 members of an N:N topic, connected one at a time.
+            List<JdkClient> clients = connectInTurn(relay, "/lab/big", "/lab/big", 24, 0);
             try {
-                for (int i = 0; i < 24; i++) {
-                    clients.add(JdkClient.connect(relay.ws("/out/big")));
-                    awaitTopic(relay, "big", i + 1);
-                }
-                Topic topic = awaitTopic(relay, "big", 24);
-                Map<EventExecutor, Integer> perLoop = new HashMap<>();
-                for (Member m : topic.members()) {
-                    perLoop.merge(m.executor(), 1, Integer::sum);
-                }
+                Topic topic = awaitTopic(relay, "/lab/big", 24);
+                Map<EventExecutor, Integer> perLoop = perLoop(topic);
                 int home = perLoop.values().stream().mapToInt(Integer::intValue).max().orElse(0);
                 assertEquals(16, home, "the home loop holds the first 16, no more: " + perLoop.values());
                 // The 8 past the share go to the least-used loops: 3, 3 and 2 on the other three.
@@ -159,6 +201,46 @@ class HomeLoopTest {
                 assertEquals(2, fewest, "evenly: " + perLoop.values());
             } finally {
                 closeAll(clients);
+            }
+        }
+    }
+
+    @Nested
+    class StreamPastItsShare {
+        @RegisterExtension
+        final RelayServerExtension relay = new RelayServerExtension(b -> b.eventLoops(2).fanoutLoopReceivers(3));
+
+        @Test
+        void theHomeLoopTakesSubscribersOnceTheOtherIsFull() {
+            List<JdkClient> clients = new ArrayList<>(connectInTurn(relay, "/in/wide", "wide", 1, 0));
+            clients.addAll(connectInTurn(relay, "/out/wide", "wide", 5, 1));
+            try {
+                Topic topic = awaitTopic(relay, "wide", 6);
+                EventExecutor home = loopOf(topic, true);
+                Map<EventExecutor, Integer> perLoop = perLoop(topic);
+                // Home: publisher, first subscriber; away: the next three (full); then home again.
+                assertEquals(3, perLoop.get(home), "home: " + perLoop.values());
+                perLoop.remove(home);
+                assertEquals(List.of(3), List.copyOf(perLoop.values()), "the other loop holds its 3");
+            } finally {
+                closeAll(clients);
+            }
+        }
+    }
+
+    @Nested
+    class StreamsPlacedLikeAnyTopic {
+        @RegisterExtension
+        final RelayServerExtension relay = new RelayServerExtension(b -> b.eventLoops(LOOPS).fanoutLoopReceivers(0));
+
+        @Test
+        void aSmallStreamSharesOneLoop() {
+            List<JdkClient> stream = new ArrayList<>(connect(relay, "/in/cam", 1));
+            stream.addAll(connect(relay, "/out/cam", 5));
+            try {
+                assertEquals(1, loopsOf(awaitTopic(relay, "cam", 6)).size(), "publisher and subscribers on one loop");
+            } finally {
+                closeAll(stream);
             }
         }
     }

@@ -159,6 +159,11 @@ public final class Topic {
         return snapshot;
     }
 
+    /** How many of its members may receive its messages now; O(1). */
+    public synchronized int receiverCount() {
+        return receivers;
+    }
+
     /** How many members the topic has now; O(1). */
     public synchronized int size() {
         return members.size();

@@ -120,7 +120,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.guard = new ConnectionGuard(limiter);
         this.sessionGate = new SessionGate(pairs, config.routing(), sessions);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
-                ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(), IDLE, this::idleTimer) : null;
+                ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(),
+                        config.fanoutLoopReceivers(), IDLE, this::idleTimer) : null;
         this.frameCodecSwap = new FrameCodecSwap(config.maxMessageBytes());
         this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath("/")
