@@ -64,8 +64,8 @@ public final class ServerConfig {
     /**
      * A 1:N stream's publishers are read on its home event loop and its subscribers, past the
      * first, written by the other loops, up to this many each; past that every loop takes its
-     * share. Fan-out of 4,600 B to 100 flat out: p99 1.62x -> 1.40x the tokio peer's in the same
-     * runs, spread of a moment's latencies at the peer's (docs/benchmarks.md). With 1,000, video to
+     * share. Fan-out of 4,600 B to 100 flat out: the spread of a moment's latencies at the tokio
+     * peer's, p99 relative to the rate 6-10 % shorter (docs/benchmarks.md). With 1,000, video to
      * 5,000 still ends up half and half on two loops. 0 places a 1:N stream like any topic
      * ({@link #homeLoopMembers}).
      */

@@ -34,10 +34,10 @@ import org.slf4j.LoggerFactory;
  * while it has fewer than {@code awayReceivers}; past that, on the loop with the fewest overall.
  * Why: the loop that reads a message then only hands it over, once per read, and the receivers are
  * written together by loops that do nothing else for the topic. Split half and half, the reading
- * loop's own receivers were written at once and the others' after the hand-off, a step behind;
- * fan-out of 4,600 B to 100 flat out had p99 1.62× the tokio peer's, placed by role 1.40× in the
- * same runs, with the spread of a moment's latencies at the peer's (docs/benchmarks.md, "Placing a
- * fan-out's receivers by role").
+ * loop's own receivers were written at once and the others' after the hand-off, a step behind.
+ * Fan-out of 4,600 B to 100 flat out, beside the tokio peer: the spread of a moment's latencies
+ * now the peer's, p99 relative to the rate 6-10 % shorter than before (docs/benchmarks.md,
+ * "Placing a fan-out's receivers by role").
  *
  * <p>The move: reads stop (a message read before the session has joined would be dropped), the
  * channel leaves its loop and registers with the home loop, the idle timer is re-armed there (a
