@@ -49,13 +49,23 @@ class HomeLoopTest {
         return perLoop;
     }
 
-    private static EventExecutor loopOf(Topic topic, boolean publisher) {
+    /**
+     * A 1:N stream's placement: {@code home} members on its publisher's loop and, on each other loop
+     * it uses, the counts in {@code away}.
+     */
+    private static void assertPlaced(Topic topic, int home, List<Integer> away) {
+        EventExecutor publisherLoop = null;
         for (Member m : topic.members()) {
-            if (m.route().canSend() == publisher) {
-                return m.executor();
+            if (m.route().canSend()) {
+                publisherLoop = m.executor();
             }
         }
-        throw new AssertionError("no " + (publisher ? "publisher" : "subscriber") + " on " + topic);
+        assertNotNull(publisherLoop, "no publisher on " + topic);
+        Map<EventExecutor, Integer> perLoop = perLoop(topic);
+        assertEquals(home, perLoop.get(publisherLoop), "on the publisher's loop: " + perLoop.values());
+        assertEquals(away.size() + 1, perLoop.size(), "loops used: " + perLoop.values());
+        perLoop.remove(publisherLoop);
+        assertEquals(away, List.copyOf(perLoop.values()), "away from the publisher's loop");
     }
 
     /** Connects one at a time, each placed before the next, so where each goes is decided. */
@@ -118,14 +128,8 @@ class HomeLoopTest {
             clients.addAll(connectInTurn(relay, "/in/cam", "cam", 1, 1));
             clients.addAll(connectInTurn(relay, "/out/cam", "cam", 9, 2));
             try {
-                Topic topic = awaitTopic(relay, "cam", 11);
-                EventExecutor home = loopOf(topic, true);
-                Map<EventExecutor, Integer> perLoop = perLoop(topic);
-                assertEquals(2, perLoop.get(home), "home: the publisher and the first subscriber: " + perLoop.values());
-                // The 9 others on the other three loops, evenly.
-                assertEquals(LOOPS, perLoop.size(), "every loop used: " + perLoop.values());
-                perLoop.remove(home);
-                assertEquals(List.of(3, 3, 3), List.copyOf(perLoop.values()), "evenly away from home");
+                // Home: the publisher and the first subscriber; the 9 others on the other three loops, evenly.
+                assertPlaced(awaitTopic(relay, "cam", 11), 2, List.of(3, 3, 3));
             } finally {
                 closeAll(clients);
             }
@@ -215,13 +219,8 @@ class HomeLoopTest {
             List<JdkClient> clients = new ArrayList<>(connectInTurn(relay, "/in/wide", "wide", 1, 0));
             clients.addAll(connectInTurn(relay, "/out/wide", "wide", 5, 1));
             try {
-                Topic topic = awaitTopic(relay, "wide", 6);
-                EventExecutor home = loopOf(topic, true);
-                Map<EventExecutor, Integer> perLoop = perLoop(topic);
                 // Home: publisher, first subscriber; away: the next three (full); then home again.
-                assertEquals(3, perLoop.get(home), "home: " + perLoop.values());
-                perLoop.remove(home);
-                assertEquals(List.of(3), List.copyOf(perLoop.values()), "the other loop holds its 3");
+                assertPlaced(awaitTopic(relay, "wide", 6), 3, List.of(3));
             } finally {
                 closeAll(clients);
             }
