@@ -12,6 +12,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -119,6 +121,64 @@ class BurstTest {
                 }
             }
         }
+    }
+
+    /**
+     * A 1:N stream's subscribers past the first are written by the loop other than the
+     * publisher's, where a burst reaches them as runs of messages copied into one buffer: each
+     * message still arrives alone, with its type, in order, whatever its size (up to 70,000 bytes,
+     * past the largest a run takes) and whichever client reads it.
+     */
+    @Test
+    void aBurstToManyReceiversArrivesExactlyAtEach() {
+        int n = 2_000;
+        List<JdkClient> jdks = new ArrayList<>();
+        List<NettyClient> nettys = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                jdks.add(JdkClient.connect(relay.ws("/out/wide")));
+                nettys.add(NettyClient.connect(relay.ws("/out/wide"), 1 << 20));
+            }
+            try (NettyClient sender = NettyClient.connect(relay.ws("/in/wide"), 1 << 20)) {
+                await("7 members", Duration.ofSeconds(5), () -> relay.server().topics().topics().stream()
+                        .anyMatch(t -> t.members().length == 7));
+                for (int i = 0; i < n; i++) {
+                    byte[] m = sized(i);
+                    sender.write(i % 2 == 0 ? new TextWebSocketFrame(Unpooled.wrappedBuffer(m))
+                            : new BinaryWebSocketFrame(Unpooled.wrappedBuffer(m)));
+                    if (i % 50 == 49) {
+                        sender.flush();
+                    }
+                }
+                sender.flush();
+                List<java.util.function.Supplier<Received>> receivers = new ArrayList<>();
+                nettys.forEach(c -> receivers.add(() -> c.take(Duration.ofSeconds(30))));
+                jdks.forEach(c -> receivers.add(() -> c.take(Duration.ofSeconds(30))));
+                for (var receiver : receivers) {
+                    for (int i = 0; i < n; i++) {
+                        Received r = receiver.get();
+                        assertEquals(i % 2 == 0, r.text(), "message " + i + " changed type");
+                        if (!java.util.Arrays.equals(sized(i), r.data())) {
+                            throw new AssertionError("message " + i + " (" + sized(i).length + " bytes) arrived as "
+                                    + r.data().length + " bytes: merged, split, corrupted or out of order");
+                        }
+                    }
+                }
+            }
+        } finally {
+            jdks.forEach(JdkClient::close);
+            nettys.forEach(NettyClient::close);
+        }
+    }
+
+    /** Lengths 0 to 9,000 bytes, and every 97th 70,000; ASCII, so valid as text too. */
+    private static byte[] sized(int i) {
+        int length = i % 97 == 96 ? 70_000 : (i * 1_237) % 9_001;
+        byte[] m = new byte[length];
+        for (int k = 0; k < length; k++) {
+            m[k] = (byte) ('a' + (i + k) % 26);
+        }
+        return m;
     }
 
     /** Lengths 0 to 2,100 bytes, small and large in turn; ASCII, so valid as text too. */

@@ -5,6 +5,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -67,6 +68,9 @@ final class LoopQueue implements Runnable {
     private final ArrayDeque<Member> flushing = new ArrayDeque<>();
     /** Whether {@link #nextSlice} is scheduled on the loop; touched only on {@link #loop}. */
     private boolean sliceScheduled;
+    /** A run being written, and its frames; reused, touched only on {@link #loop}. */
+    private final List<Delivery> run = new ArrayList<>();
+    private final List<PreparedFrame> runFrames = new ArrayList<>();
     private final Runnable nextSlice = () -> {
         sliceScheduled = false;
         flushSlice();
@@ -220,10 +224,14 @@ final class LoopQueue implements Runnable {
         try {
             while (n < MAX_DRAIN && (d = queue.poll()) != null) {
                 n++;
+                if (copiedHere(d) && continuesRun(d, queue.peek(), d.frame.frameLength())) {
+                    n += drainRun(d, MAX_DRAIN - n);
+                    continue;
+                }
                 PreparedFrame local = null;
                 try {
                     PreparedFrame frame = d.frame;
-                    if (d.receivers.length >= LOCAL_COPY_MIN_RECEIVERS && frame.frameLength() <= LOCAL_COPY_MAX_BYTES) {
+                    if (copiedHere(d)) {
                         local = localCopy(frame);
                         frame = local != null ? local : frame;
                     }
@@ -236,8 +244,7 @@ final class LoopQueue implements Runnable {
                     if (local != null) {
                         local.release();
                     }
-                    backlogBytes.getAndAdd(-d.frame.frameLength());
-                    d.frame.release();
+                    done(d);
                 }
             }
             flushInSlices();
@@ -252,6 +259,78 @@ final class LoopQueue implements Runnable {
         }
     }
 
+    /** Whether {@code d}'s message is copied into a buffer of this loop's before it is written. */
+    private static boolean copiedHere(Delivery d) {
+        return d.receivers.length >= LOCAL_COPY_MIN_RECEIVERS && d.frame.frameLength() <= LOCAL_COPY_MAX_BYTES;
+    }
+
+    /**
+     * Whether {@code next} (null: none) goes to the same receivers as {@code d}, from the same sender,
+     * and fits in a run already {@code runBytes} long.
+     */
+    private static boolean continuesRun(Delivery d, Delivery next, int runBytes) {
+        return next != null && next.receivers == d.receivers && next.sender == d.sender && copiedHere(next)
+                && runBytes + next.frame.frameLength() <= FrameRun.MAX_BYTES;
+    }
+
+    /**
+     * Writes {@code first} and the deliveries queued right behind it for the same receivers as one
+     * {@link FrameRun}. Falls back to writing each from the shared frames if no run buffer can be had.
+     *
+     * @param room how many more deliveries this drain may take
+     * @return how many deliveries it took from the queue besides {@code first}
+     */
+    private int drainRun(Delivery first, int room) {
+        List<Delivery> run = this.run;
+        List<PreparedFrame> frames = this.runFrames;
+        run.add(first);
+        frames.add(first.frame);
+        int bytes = first.frame.frameLength();
+        Delivery next;
+        while (run.size() <= room && continuesRun(first, next = queue.peek(), bytes)) {
+            queue.poll();
+            run.add(next);
+            frames.add(next.frame);
+            bytes += next.frame.frameLength();
+        }
+        int taken = run.size() - 1;
+        FrameRun copied = null;
+        try {
+            copied = FrameRun.copyOf(frames, ByteBufAllocator.DEFAULT);
+        } catch (OutOfMemoryError | RuntimeException e) {
+            log.debug("no run buffer for a fan-out; writing the shared frames one by one", e);
+        }
+        try {
+            for (Member receiver : first.receivers) {
+                if (receiver != first.sender) {
+                    if (copied != null) {
+                        deliverRun(receiver, copied);
+                    } else {
+                        for (PreparedFrame f : frames) {
+                            deliver(receiver, f);
+                        }
+                    }
+                }
+            }
+        } finally {
+            if (copied != null) {
+                copied.release();
+            }
+            for (Delivery d : run) {
+                done(d);
+            }
+            run.clear();
+            frames.clear();
+        }
+        return taken;
+    }
+
+    /** A delivery is written: its bytes leave the backlog and its reference is given back. */
+    private void done(Delivery d) {
+        backlogBytes.getAndAdd(-d.frame.frameLength());
+        d.frame.release();
+    }
+
     /** A copy of {@code frame} for this loop, or null if none can be had now (the shared one will do). */
     private static PreparedFrame localCopy(PreparedFrame frame) {
         try {
@@ -259,6 +338,17 @@ final class LoopQueue implements Runnable {
         } catch (OutOfMemoryError | RuntimeException e) {
             log.debug("no local copy of a fan-out message; writing the shared one", e);
             return null;
+        }
+    }
+
+    /** As {@link #deliver}, for a run of messages. */
+    private void deliverRun(Member receiver, FrameRun run) {
+        try {
+            if (receiver.deliverRun(run)) {
+                unflushed.add(receiver);
+            }
+        } catch (RuntimeException e) {
+            log.warn("delivery to a receiver failed; it misses these messages, the others do not", e);
         }
     }
 

@@ -39,6 +39,21 @@ public interface Member {
     boolean deliver(PreparedFrame frame);
 
     /**
+     * Writes a run of messages, in order, without flushing, as {@link #deliver} would one by one
+     * (which is what this default does). An implementation may write the run's buffer whole when
+     * every message of it would be written; the run is borrowed.
+     *
+     * @return as {@link #deliver}
+     */
+    default boolean deliverRun(FrameRun run) {
+        boolean newlyNeedsFlush = false;
+        for (int i = 0; i < run.count(); i++) {
+            newlyNeedsFlush |= deliver(run.frame(i));
+        }
+        return newlyNeedsFlush;
+    }
+
+    /**
      * Writes one message of this member's replay, the messages a topic kept for newcomers. Not
      * subject to the queue bound: the replay is bounded by what the topic keeps, and a replay with
      * a hole (a keyframe's packets missing) is worse than none.

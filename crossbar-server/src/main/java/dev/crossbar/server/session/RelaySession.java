@@ -2,6 +2,7 @@ package dev.crossbar.server.session;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.relay.FrameRun;
 import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.relay.SharedFrameBuffers;
 import dev.crossbar.core.topic.Router;
@@ -425,6 +426,42 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             return false;
         }
         return write(frame);
+    }
+
+    /**
+     * Writes the run's buffer whole when all of it fits under the bound, so no message of it would
+     * have been dropped one by one; otherwise, and on streams with their own pacing or holding
+     * back, one by one as {@link #deliver} does.
+     */
+    @Override
+    public boolean deliverRun(FrameRun run) {
+        if (latency != null || holdBack != null) {
+            return Member.super.deliverRun(run);
+        }
+        Channel ch = ctx.channel();
+        if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
+            return false;
+        }
+        long queued = pendingBytes();
+        if (queued + run.length() > maxQueueBytes) {
+            return Member.super.deliverRun(run);
+        }
+        if (queued <= QUEUE_SLACK_BYTES) {
+            drainedBytes = writtenBytes - queued; // as deliver() would for the run's first message
+            drainedAtNanos = run.frame(0).publishedAtNanos();
+        }
+        writtenBytes += run.length();
+        writeCoalesced(); // what was written before the run goes before it
+        out.write(run.content().retainedDuplicate(), out.voidPromise());
+        for (int i = 0; i < run.count(); i++) {
+            PreparedFrame frame = run.frame(i);
+            stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
+        }
+        if (needsFlush) {
+            return false;
+        }
+        needsFlush = true;
+        return true;
     }
 
     /**

@@ -1,0 +1,198 @@
+package dev.crossbar.core.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.core.route.Route;
+import dev.crossbar.core.route.RouteParser;
+import dev.crossbar.core.stats.ConnectionStats;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Messages queued for one loop back to back, for the same receivers, are written as runs: one
+ * buffer holding their frames in order, no larger than {@link FrameRun#MAX_BYTES}; a message too
+ * large to copy, or for other receivers, or from another sender, ends a run. A receiver that takes
+ * messages one by one gets the same frames in the same order, and every frame is released.
+ */
+class LoopQueueRunTest {
+
+    private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    private final EventExecutor loop = new DefaultEventExecutor();
+    private final Route route = new RouteParser().parse("/runs");
+
+    @AfterEach
+    void stop() {
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+
+    /** Takes runs whole, checking each frame's bytes in the run's buffer against the frame. */
+    private final class RunMember implements Member {
+        final List<byte[]> received = new CopyOnWriteArrayList<>();
+        final List<Integer> runLengths = new CopyOnWriteArrayList<>();
+        final List<String> faults = new CopyOnWriteArrayList<>();
+
+        @Override
+        public EventExecutor executor() {
+            return loop;
+        }
+
+        @Override
+        public Route route() {
+            return route;
+        }
+
+        @Override
+        public ConnectionStats stats() {
+            return ConnectionStats.startingNow();
+        }
+
+        @Override
+        public boolean deliver(PreparedFrame frame) {
+            received.add(ByteBufUtil.getBytes(frame.content()));
+            return true;
+        }
+
+        @Override
+        public boolean deliverRun(FrameRun run) {
+            if (!loop.inEventLoop()) {
+                faults.add("run written off its loop");
+            }
+            runLengths.add(run.length());
+            ByteBuf content = run.content();
+            int at = content.readerIndex();
+            for (int i = 0; i < run.count(); i++) {
+                byte[] frame = ByteBufUtil.getBytes(run.frame(i).content());
+                byte[] inRun = ByteBufUtil.getBytes(content, at, frame.length);
+                if (!Arrays.equals(frame, inRun)) {
+                    faults.add("frame " + i + " of a run differs from its message");
+                }
+                received.add(inRun);
+                at += frame.length;
+            }
+            if (at != content.writerIndex()) {
+                faults.add("a run's buffer holds " + (content.writerIndex() - at) + " bytes past its frames");
+            }
+            return true;
+        }
+
+        @Override
+        public void flush() {
+        }
+    }
+
+    private PreparedFrame frame(int i, int length) {
+        ByteBuf payload = alloc.directBuffer(length);
+        for (int k = 0; k < length; k++) {
+            payload.writeByte(i * 31 + k);
+        }
+        return PreparedFrame.of(alloc, i % 2 == 0, payload, System.nanoTime());
+    }
+
+    @Test
+    void aBacklogForTheSameReceiversIsWrittenAsRunsInOrder() throws Exception {
+        RunMember[] group = new RunMember[5];
+        for (int i = 0; i < group.length; i++) {
+            group[i] = new RunMember();
+        }
+        RecordingMember oneByOne = new RecordingMember(loop, route);
+        Member[] receivers = {group[0], group[1], group[2], group[3], group[4], oneByOne};
+        RunMember other = new RunMember();
+        Member[] otherReceivers = {other, new RunMember(), new RunMember(), new RunMember()};
+        LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
+
+        // Hold the loop so that everything below is queued before the first drain.
+        CountDownLatch hold = new CountDownLatch(1);
+        loop.execute(() -> {
+            try {
+                hold.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        List<PreparedFrame> frames = new ArrayList<>();
+        List<byte[]> expected = new ArrayList<>();
+        List<byte[]> expectedOther = new ArrayList<>();
+        int[] lengths = {2_000, 4_600, 4_600, 0, 5, 4_600, 70_000, 4_600, 4_600, 3_000};
+        for (int i = 0; i < 60; i++) {
+            PreparedFrame f = frame(i, lengths[i % lengths.length]);
+            frames.add(f);
+            // Every 25th message goes to another group: it ends the run before it.
+            boolean toOther = i % 25 == 24;
+            assertTrue(queue.offer(f, toOther ? otherReceivers : receivers, null));
+            (toOther ? expectedOther : expected).add(ByteBufUtil.getBytes(f.content()));
+        }
+        for (PreparedFrame f : frames) {
+            f.release(); // the queue holds its own reference until the frame is written
+        }
+        hold.countDown();
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+
+        for (RunMember m : group) {
+            assertEquals(List.of(), m.faults);
+            assertSameFrames(expected, m.received);
+            assertTrue(m.runLengths.size() >= 2, "runs written: " + m.runLengths);
+            assertTrue(m.runLengths.stream().allMatch(n -> n <= FrameRun.MAX_BYTES), "run too long: " + m.runLengths);
+        }
+        assertSameFrames(expected, oneByOne.received);
+        assertEquals(0, oneByOne.wrongThread.get());
+        assertSameFrames(expectedOther, other.received);
+        for (PreparedFrame f : frames) {
+            assertEquals(0, f.refCnt(), "a frame still referenced after its drain");
+        }
+        assertEquals(0, queue.backlogBytes());
+    }
+
+    @Test
+    void theSendersOwnMessagesDoNotComeBackInARun() throws Exception {
+        RunMember sender = new RunMember();
+        RunMember[] others = {new RunMember(), new RunMember(), new RunMember(), new RunMember()};
+        Member[] receivers = {sender, others[0], others[1], others[2], others[3]};
+        LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
+        CountDownLatch hold = new CountDownLatch(1);
+        loop.execute(() -> {
+            try {
+                hold.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        List<byte[]> expected = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            PreparedFrame f = frame(i, 4_600);
+            queue.offer(f, receivers, sender);
+            expected.add(ByteBufUtil.getBytes(f.content()));
+            f.release();
+        }
+        hold.countDown();
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+
+        assertEquals(List.of(), sender.received, "echoed to its sender");
+        for (RunMember m : others) {
+            assertSameFrames(expected, m.received);
+            assertEquals(List.of(8 * (4_600 + 4)), m.runLengths, "one run of all eight frames");
+        }
+    }
+
+    private static void assertSameFrames(List<byte[]> expected, List<byte[]> actual) {
+        assertEquals(expected.size(), actual.size(), "frames received");
+        for (int i = 0; i < expected.size(); i++) {
+            if (!Arrays.equals(expected.get(i), actual.get(i))) {
+                throw new AssertionError("frame " + i + " merged, split, corrupted or out of order");
+            }
+        }
+    }
+}
