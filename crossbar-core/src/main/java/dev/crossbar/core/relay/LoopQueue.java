@@ -20,14 +20,17 @@ import org.slf4j.LoggerFactory;
  * <p>Any thread may {@link #offer}; at most one drain task is scheduled on the loop at a time. A
  * drain writes every queued delivery to its receivers without flushing, then flushes each touched
  * receiver once: a burst of messages costs one task and one flush (one syscall) per receiver, not
- * one per message. Flushes go {@link #FLUSH_SLICE} receivers at a time, with the loop's I/O between
+ * one per message. Messages queued back to back for the same receivers go to each as one
+ * {@link FrameRun}: one write for the run, not one per message. Flushes go {@link #FLUSH_SLICE}
+ * receivers at a time, with the loop's I/O between
  * slices, so a large fan-out does not keep the next message unread. The queue is bounded in bytes
  * ({@code maxBacklogBytes}); a delivery that does not fit is refused whole and its receivers count a
  * drop.
  *
  * <p>Ownership: a queued delivery holds one reference to its frame, released after the drain has
  * handed {@code retainedDuplicate()}s to the receivers (or if the loop refuses the task). A local
- * copy made for many receivers is released by the drain once they have their duplicates.
+ * copy made for many receivers, or a run's buffer, is released by the drain once they have their
+ * duplicates.
  */
 final class LoopQueue implements Runnable {
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# What a relay does in 5 s of a run's measured window: its system calls (perf stat on its pid)
+# and each thread's user and system CPU (/proc/<pid>/task/*/stat), beside the run's own line.
+# The relay is started in its own session (setsid), with the README's settings for Crossbar.
+#
+#   crossbar-bench/scripts/relay-accounting.sh crossbar|tokio OUT [load generator scenario...]
+#   e.g. ... crossbar /tmp/fanout fanout -n 100 --rate 0 --size 4600
+#
+# Needs perf with tracepoints (run as root), the bench jar (mvn package) and, for tokio, the
+# peer built by compare.sh (PEERS_BUILD, default /tmp/crossbar-peers). JAR picks the relay jar.
+set -euo pipefail
+relay=$1 out=$2
+shift 2
+scenario=("$@")
+[[ ${#scenario[@]} -gt 0 ]] || scenario=(pingpong --size 64 --window 64)
+jar=${JAR:-crossbar-server/target/crossbar.jar}
+port=$((20000 + RANDOM % 20000))
+case "$relay" in
+  tokio) setsid env LISTEN=127.0.0.1:$port "${PEERS_BUILD:-/tmp/crossbar-peers}/rust-target/release/rust-tokio-relay" \
+           > /dev/null 2>&1 & ;;
+  crossbar) setsid env MALLOC_ARENA_MAX=2 java -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m \
+           -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -Dio.netty.leakDetection.level=disabled \
+           -jar "$jar" --listen 127.0.0.1:$port --max-connections-per-address 20000 > /dev/null 2>&1 & ;;
+  *) echo "relay: '$relay' (expected: crossbar or tokio)" >&2; exit 2 ;;
+esac
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$port) 2> /dev/null && break; sleep 0.2; done
+java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain \
+  --url ws://127.0.0.1:$port --pid $pid "${scenario[@]}" --warmup 5s --duration 8s > "$out.load" 2>&1 &
+gen=$!
+sleep 8 # into the measured window (5 s of warm-up)
+threads() { for t in /proc/$pid/task/*; do echo "$(tr ' ' _ < "$t/comm") $(cut -d' ' -f14,15 "$t/stat")"; done; }
+events=context-switches
+for s in read recvfrom write writev sendto sendmsg epoll_wait epoll_pwait epoll_pwait2 futex; do
+  events+=",syscalls:sys_enter_$s"
+done
+threads > "$out.t0"
+perf stat -x, -o "$out.perf" -e "$events" -p $pid -- sleep 5
+threads > "$out.t1"
+wait $gen
+grep '^ run' "$out.load"
+grep -v '^#' "$out.perf" | awk -F, 'NF > 2 && $1 != "0" { print "  " $3, $1 }'
+# Clock ticks (USER_HZ, 100 a second) to milliseconds, per thread name.
+join <(sort "$out.t0" | awk '{u[$1]+=$2; s[$1]+=$3} END {for (k in u) print k, u[k], s[k]}' | sort) \
+     <(sort "$out.t1" | awk '{u[$1]+=$2; s[$1]+=$3} END {for (k in u) print k, u[k], s[k]}' | sort) |
+  awk '{du = ($4 - $2) * 10; ds = ($5 - $3) * 10; tu += du; ts += ds
+        if (du + ds > 0) printf "  thread %-20s user %d ms sys %d ms\n", $1, du, ds}
+       END {printf "  total user %d ms sys %d ms\n", tu, ts}'
