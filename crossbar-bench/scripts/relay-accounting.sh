@@ -7,7 +7,8 @@
 #   e.g. ... crossbar /tmp/fanout fanout -n 100 --rate 0 --size 4600
 #
 # Needs perf with tracepoints (run as root), the bench jar (mvn package) and, for tokio, the
-# peer built by compare.sh (PEERS_BUILD, default /tmp/crossbar-peers). JAR picks the relay jar.
+# peer built by compare.sh (PEERS_BUILD, default /tmp/crossbar-peers). JAR picks the relay jar;
+# EVENTS the perf events (EVENTS=all: each system call of a relay's hot path on its own).
 set -euo pipefail
 relay=$1 out=$2
 shift 2
@@ -31,10 +32,16 @@ java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar d
 gen=$!
 sleep 8 # into the measured window (5 s of warm-up)
 threads() { for t in /proc/$pid/task/*; do echo "$(tr ' ' _ < "$t/comm") $(cut -d' ' -f14,15 "$t/stat")"; done; }
-events=context-switches
-for s in read recvfrom write writev sendto sendmsg epoll_wait epoll_pwait epoll_pwait2 futex; do
-  events+=",syscalls:sys_enter_$s"
-done
+# One tracepoint for all system calls by default: with eleven per-call tracepoints attached
+# (EVENTS=all), perf slowed the relay's fan-out by a third or more, more for some builds than for
+# others (docs/benchmarks.md, "Writing a stream's messages as runs").
+events=${EVENTS:-context-switches,raw_syscalls:sys_enter}
+if [[ $events == all ]]; then
+  events=context-switches
+  for s in read recvfrom write writev sendto sendmsg epoll_wait epoll_pwait epoll_pwait2 futex; do
+    events+=",syscalls:sys_enter_$s"
+  done
+fi
 threads > "$out.t0"
 perf stat -x, -o "$out.perf" -e "$events" -p $pid -- sleep 5
 threads > "$out.t1"
