@@ -71,8 +71,8 @@ final class LoopQueue implements Runnable {
     private final ArrayDeque<Member> flushing = new ArrayDeque<>();
     /** Whether {@link #nextSlice} is scheduled on the loop; touched only on {@link #loop}. */
     private boolean sliceScheduled;
-    /** A run being written, and its frames; reused, touched only on {@link #loop}. */
-    private final List<Delivery> run = new ArrayList<>();
+    /** The deliveries of a run being written, and their frames; reused, touched only on {@link #loop}. */
+    private final List<Delivery> runDeliveries = new ArrayList<>();
     private final List<PreparedFrame> runFrames = new ArrayList<>();
     private final Runnable nextSlice = () -> {
         sliceScheduled = false;
@@ -284,8 +284,8 @@ final class LoopQueue implements Runnable {
      * @return how many deliveries it took from the queue besides {@code first}
      */
     private int drainRun(Delivery first, int room) {
-        List<Delivery> run = this.run;
-        List<PreparedFrame> frames = this.runFrames;
+        List<Delivery> run = runDeliveries;
+        List<PreparedFrame> frames = runFrames;
         run.add(first);
         frames.add(first.frame);
         int bytes = first.frame.frameLength();
