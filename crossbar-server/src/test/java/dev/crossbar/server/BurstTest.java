@@ -14,6 +14,8 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -109,17 +111,8 @@ class BurstTest {
                 }
             }
             sender.flush();
-            for (var receiver : java.util.List.<java.util.function.Supplier<Received>>of(
-                    () -> netty.take(Duration.ofSeconds(30)), () -> jdk.take(Duration.ofSeconds(30)))) {
-                for (int i = 0; i < n; i++) {
-                    Received r = receiver.get();
-                    assertEquals(i % 2 == 0, r.text(), "message " + i + " changed type");
-                    if (!java.util.Arrays.equals(mixed(i), r.data())) {
-                        throw new AssertionError("message " + i + " (" + mixed(i).length + " bytes) arrived as "
-                                + r.data().length + " bytes: merged, split, corrupted or out of order");
-                    }
-                }
-            }
+            checkTextAndBinaryInTurn(List.of(() -> netty.take(Duration.ofSeconds(30)),
+                    () -> jdk.take(Duration.ofSeconds(30))), n, BurstTest::mixed);
         }
     }
 
@@ -151,19 +144,10 @@ class BurstTest {
                     }
                 }
                 sender.flush();
-                List<java.util.function.Supplier<Received>> receivers = new ArrayList<>();
+                List<Supplier<Received>> receivers = new ArrayList<>();
                 nettys.forEach(c -> receivers.add(() -> c.take(Duration.ofSeconds(30))));
                 jdks.forEach(c -> receivers.add(() -> c.take(Duration.ofSeconds(30))));
-                for (var receiver : receivers) {
-                    for (int i = 0; i < n; i++) {
-                        Received r = receiver.get();
-                        assertEquals(i % 2 == 0, r.text(), "message " + i + " changed type");
-                        if (!java.util.Arrays.equals(sized(i), r.data())) {
-                            throw new AssertionError("message " + i + " (" + sized(i).length + " bytes) arrived as "
-                                    + r.data().length + " bytes: merged, split, corrupted or out of order");
-                        }
-                    }
-                }
+                checkTextAndBinaryInTurn(receivers, n, BurstTest::sized);
             }
         } finally {
             jdks.forEach(JdkClient::close);
@@ -179,6 +163,24 @@ class BurstTest {
             m[k] = (byte) ('a' + (i + k) % 26);
         }
         return m;
+    }
+
+    /**
+     * Each receiver gets messages 0 to n - 1, even ones as text and odd ones as binary, each alone
+     * and exactly as {@code message} makes it.
+     */
+    private static void checkTextAndBinaryInTurn(List<Supplier<Received>> receivers, int n, IntFunction<byte[]> message) {
+        for (Supplier<Received> receiver : receivers) {
+            for (int i = 0; i < n; i++) {
+                Received r = receiver.get();
+                assertEquals(i % 2 == 0, r.text(), "message " + i + " changed type");
+                byte[] expected = message.apply(i);
+                if (!java.util.Arrays.equals(expected, r.data())) {
+                    throw new AssertionError("message " + i + " (" + expected.length + " bytes) arrived as "
+                            + r.data().length + " bytes: merged, split, corrupted or out of order");
+                }
+            }
+        }
     }
 
     /** Lengths 0 to 2,100 bytes, small and large in turn; ASCII, so valid as text too. */

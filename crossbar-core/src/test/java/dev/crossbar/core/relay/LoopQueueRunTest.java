@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
-import dev.crossbar.core.stats.ConnectionStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -15,7 +14,6 @@ import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -38,59 +36,23 @@ class LoopQueueRunTest {
         loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
 
-    /** Takes runs whole, checking each frame's bytes in the run's buffer against the frame. */
-    private final class RunMember implements Member {
-        final List<byte[]> received = new CopyOnWriteArrayList<>();
-        final List<Integer> runLengths = new CopyOnWriteArrayList<>();
-        final List<String> faults = new CopyOnWriteArrayList<>();
+    private RecordingMember takingRuns() {
+        RecordingMember m = new RecordingMember(loop, route);
+        m.takesRuns = true;
+        return m;
+    }
 
-        @Override
-        public EventExecutor executor() {
-            return loop;
-        }
-
-        @Override
-        public Route route() {
-            return route;
-        }
-
-        @Override
-        public ConnectionStats stats() {
-            return ConnectionStats.startingNow();
-        }
-
-        @Override
-        public boolean deliver(PreparedFrame frame) {
-            received.add(ByteBufUtil.getBytes(frame.content()));
-            return true;
-        }
-
-        @Override
-        public boolean deliverRun(FrameRun run) {
-            if (!loop.inEventLoop()) {
-                faults.add("run written off its loop");
+    /** Holds the loop until the latch is counted down, so that what is queued meanwhile is drained together. */
+    private CountDownLatch holdLoop() {
+        CountDownLatch hold = new CountDownLatch(1);
+        loop.execute(() -> {
+            try {
+                hold.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            runLengths.add(run.length());
-            ByteBuf content = run.content();
-            int at = content.readerIndex();
-            for (int i = 0; i < run.count(); i++) {
-                byte[] frame = ByteBufUtil.getBytes(run.frame(i).content());
-                byte[] inRun = ByteBufUtil.getBytes(content, at, frame.length);
-                if (!Arrays.equals(frame, inRun)) {
-                    faults.add("frame " + i + " of a run differs from its message");
-                }
-                received.add(inRun);
-                at += frame.length;
-            }
-            if (at != content.writerIndex()) {
-                faults.add("a run's buffer holds " + (content.writerIndex() - at) + " bytes past its frames");
-            }
-            return true;
-        }
-
-        @Override
-        public void flush() {
-        }
+        });
+        return hold;
     }
 
     private PreparedFrame frame(int i, int length) {
@@ -105,25 +67,18 @@ class LoopQueueRunTest {
 
     @Test
     void aBacklogForTheSameReceiversIsWrittenAsRunsInOrder() throws Exception {
-        RunMember[] group = new RunMember[5];
+        RecordingMember[] group = new RecordingMember[5];
         for (int i = 0; i < group.length; i++) {
-            group[i] = new RunMember();
+            group[i] = takingRuns();
         }
         RecordingMember oneByOne = new RecordingMember(loop, route);
         Member[] receivers = {group[0], group[1], group[2], group[3], group[4], oneByOne};
-        RunMember other = new RunMember();
-        Member[] otherReceivers = {other, new RunMember(), new RunMember(), new RunMember()};
+        RecordingMember other = takingRuns();
+        Member[] otherReceivers = {other, takingRuns(), takingRuns(), takingRuns()};
         LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
 
         // Hold the loop so that everything below is queued before the first drain.
-        CountDownLatch hold = new CountDownLatch(1);
-        loop.execute(() -> {
-            try {
-                hold.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        CountDownLatch hold = holdLoop();
         List<PreparedFrame> frames = new ArrayList<>();
         List<byte[]> expected = new ArrayList<>();
         List<byte[]> expectedOther = new ArrayList<>();
@@ -143,8 +98,9 @@ class LoopQueueRunTest {
         loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
         loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
 
-        for (RunMember m : group) {
-            assertEquals(List.of(), m.faults);
+        for (RecordingMember m : group) {
+            assertEquals(List.of(), m.runFaults);
+            assertEquals(0, m.wrongThread.get());
             assertSameFrames(expected, m.received);
             assertTrue(m.runLengths.size() >= 2, "runs written: " + m.runLengths);
             assertTrue(m.runLengths.stream().allMatch(n -> n <= FrameRun.MAX_BYTES), "run too long: " + m.runLengths);
@@ -160,18 +116,11 @@ class LoopQueueRunTest {
 
     @Test
     void theSendersOwnMessagesDoNotComeBackInARun() throws Exception {
-        RunMember sender = new RunMember();
-        RunMember[] others = {new RunMember(), new RunMember(), new RunMember(), new RunMember()};
+        RecordingMember sender = takingRuns();
+        RecordingMember[] others = {takingRuns(), takingRuns(), takingRuns(), takingRuns()};
         Member[] receivers = {sender, others[0], others[1], others[2], others[3]};
         LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
-        CountDownLatch hold = new CountDownLatch(1);
-        loop.execute(() -> {
-            try {
-                hold.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        CountDownLatch hold = holdLoop();
         List<byte[]> expected = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             PreparedFrame f = frame(i, 4_600);
@@ -183,7 +132,7 @@ class LoopQueueRunTest {
         loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
 
         assertEquals(List.of(), sender.received, "echoed to its sender");
-        for (RunMember m : others) {
+        for (RecordingMember m : others) {
             assertSameFrames(expected, m.received);
             assertEquals(List.of(8 * (4_600 + 4)), m.runLengths, "one run of all eight frames");
         }

@@ -3,7 +3,9 @@ package dev.crossbar.core.relay;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.util.concurrent.EventExecutor;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,6 +27,11 @@ final class RecordingMember implements Member {
     /** Make {@link #deliver} or {@link #flush} throw, as a broken receiver would. */
     volatile boolean failDeliver;
     volatile boolean failFlush;
+    /** Take runs whole (as a session does), recording each run's length; else one frame at a time. */
+    volatile boolean takesRuns;
+    final List<Integer> runLengths = new CopyOnWriteArrayList<>();
+    /** What was wrong with a run: a frame in its buffer unlike its message, bytes past its frames. */
+    final List<String> runFaults = new CopyOnWriteArrayList<>();
     /** Runs at the start of each {@link #flush}, on this member's loop. */
     volatile Runnable beforeFlush = () -> { };
 
@@ -73,6 +80,34 @@ final class RecordingMember implements Member {
             dup.release();
         }
         stats.recordOut(frame.payloadLength(), System.nanoTime());
+        boolean first = !dirty;
+        dirty = true;
+        return first;
+    }
+
+    @Override
+    public boolean deliverRun(FrameRun run) {
+        if (!takesRuns) {
+            return Member.super.deliverRun(run);
+        }
+        if (!loop.inEventLoop()) {
+            wrongThread.incrementAndGet();
+        }
+        runLengths.add(run.length());
+        ByteBuf content = run.content();
+        int at = content.readerIndex();
+        for (int i = 0; i < run.count(); i++) {
+            byte[] frame = ByteBufUtil.getBytes(run.frame(i).content());
+            byte[] inRun = ByteBufUtil.getBytes(content, at, frame.length);
+            if (!Arrays.equals(frame, inRun)) {
+                runFaults.add("frame " + i + " of a run differs from its message");
+            }
+            received.add(inRun);
+            at += frame.length;
+        }
+        if (at != content.writerIndex()) {
+            runFaults.add("a run's buffer holds " + (content.writerIndex() - at) + " bytes past its frames");
+        }
         boolean first = !dirty;
         dirty = true;
         return first;
