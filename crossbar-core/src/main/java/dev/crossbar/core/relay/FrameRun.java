@@ -2,7 +2,6 @@ package dev.crossbar.core.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.List;
 
 /**
  * Consecutive messages of one stream for the same receivers, their frames copied back to back into
@@ -32,9 +31,9 @@ public final class FrameRun {
 
     /**
      * Copies {@code frames} (at least two, {@link #MAX_BYTES} in all at most) into one buffer
-     * allocated on the calling thread. Borrows the frames.
+     * allocated on the calling thread. Borrows the frames, and keeps the array.
      */
-    static FrameRun copyOf(List<PreparedFrame> frames, ByteBufAllocator alloc) {
+    static FrameRun copyOf(PreparedFrame[] frames, ByteBufAllocator alloc) {
         int length = 0;
         for (PreparedFrame f : frames) {
             length += f.frameLength();
@@ -49,7 +48,7 @@ public final class FrameRun {
             content.release();
             throw t;
         }
-        return new FrameRun(frames.toArray(new PreparedFrame[0]), content);
+        return new FrameRun(frames, content);
     }
 
     /** How many messages. */

@@ -71,9 +71,8 @@ final class LoopQueue implements Runnable {
     private final ArrayDeque<Member> flushing = new ArrayDeque<>();
     /** Whether {@link #nextSlice} is scheduled on the loop; touched only on {@link #loop}. */
     private boolean sliceScheduled;
-    /** The deliveries of a run being written, and their frames; reused, touched only on {@link #loop}. */
+    /** The deliveries of a run being written; reused, touched only on {@link #loop}. */
     private final List<Delivery> runDeliveries = new ArrayList<>();
-    private final List<PreparedFrame> runFrames = new ArrayList<>();
     private final Runnable nextSlice = () -> {
         sliceScheduled = false;
         flushSlice();
@@ -227,14 +226,15 @@ final class LoopQueue implements Runnable {
         try {
             while (n < MAX_DRAIN && (d = queue.poll()) != null) {
                 n++;
-                if (copiedHere(d) && continuesRun(d, queue.peek(), d.frame.frameLength())) {
+                boolean copied = copiedHere(d);
+                if (copied && continuesRun(d, queue.peek(), d.frame.frameLength())) {
                     n += drainRun(d, MAX_DRAIN - n);
                     continue;
                 }
                 PreparedFrame local = null;
                 try {
                     PreparedFrame frame = d.frame;
-                    if (copiedHere(d)) {
+                    if (copied) {
                         local = localCopy(frame);
                         frame = local != null ? local : frame;
                     }
@@ -285,18 +285,18 @@ final class LoopQueue implements Runnable {
      */
     private int drainRun(Delivery first, int room) {
         List<Delivery> run = runDeliveries;
-        List<PreparedFrame> frames = runFrames;
         run.add(first);
-        frames.add(first.frame);
         int bytes = first.frame.frameLength();
         Delivery next;
         while (run.size() <= room && continuesRun(first, next = queue.peek(), bytes)) {
             queue.poll();
             run.add(next);
-            frames.add(next.frame);
             bytes += next.frame.frameLength();
         }
-        int taken = run.size() - 1;
+        PreparedFrame[] frames = new PreparedFrame[run.size()];
+        for (int i = 0; i < frames.length; i++) {
+            frames[i] = run.get(i).frame;
+        }
         FrameRun copied = null;
         try {
             copied = FrameRun.copyOf(frames, ByteBufAllocator.DEFAULT);
@@ -323,9 +323,8 @@ final class LoopQueue implements Runnable {
                 done(d);
             }
             run.clear();
-            frames.clear();
         }
-        return taken;
+        return frames.length - 1;
     }
 
     /** A delivery is written: its bytes leave the backlog and its reference is given back. */

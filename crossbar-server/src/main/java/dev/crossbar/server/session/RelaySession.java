@@ -394,9 +394,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public boolean deliver(PreparedFrame frame) {
-        Channel ch = ctx.channel();
-        // Closing: nothing may follow the close frame, and nothing refused is counted as sent.
-        if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
+        if (!mayWrite()) {
             return false;
         }
         if (latency != null) {
@@ -438,8 +436,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (latency != null || holdBack != null) {
             return Member.super.deliverRun(run);
         }
-        Channel ch = ctx.channel();
-        if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
+        if (!mayWrite()) {
             return false;
         }
         long queued = pendingBytes();
@@ -450,18 +447,20 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             drainedBytes = writtenBytes - queued; // as deliver() would for the run's first message
             drainedAtNanos = run.frame(0).publishedAtNanos();
         }
-        writtenBytes += run.length();
-        writeCoalesced(); // what was written before the run goes before it
-        out.write(run.content().retainedDuplicate(), out.voidPromise());
+        writeContent(run.content());
         for (int i = 0; i < run.count(); i++) {
             PreparedFrame frame = run.frame(i);
             stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
         }
-        if (needsFlush) {
-            return false;
-        }
-        needsFlush = true;
-        return true;
+        return newlyNeedsFlush();
+    }
+
+    /**
+     * Whether frames may be written now. Closing: nothing may follow the close frame, and nothing
+     * refused is counted as sent.
+     */
+    private boolean mayWrite() {
+        return ctx.channel().isActive() && !lifecycle.isClosing() && (permit == null || permit.mayReceive());
     }
 
     /**
@@ -485,16 +484,30 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      * @return as {@link #deliver}: whether this left the channel needing a flush it did not need
      */
     private boolean write(PreparedFrame frame) {
-        writtenBytes += frame.frameLength();
-        if (frame.frameLength() <= COALESCE_MAX_FRAME_BYTES && latency == null && holdBack == null) {
-            coalesce(frame.content());
-        } else {
-            writeCoalesced(); // what was written before this frame goes before it
-            out.write(frame.content().retainedDuplicate(), out.voidPromise());
-        }
+        writeContent(frame.content());
         // The publish time, not a clock read per receiver: with 1,000 receivers the reads cost more
         // than the rest of counting, and "last message out" needs no finer truth than that.
         stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
+        return newlyNeedsFlush();
+    }
+
+    /**
+     * Writes shared frame bytes (one frame, or a run of them; borrowed): a few copied behind those
+     * coalesced since the last flush, more as a duplicate, after what was coalesced before them.
+     */
+    private void writeContent(ByteBuf content) {
+        int length = content.readableBytes();
+        writtenBytes += length;
+        if (length <= COALESCE_MAX_FRAME_BYTES && latency == null && holdBack == null) {
+            coalesce(content);
+        } else {
+            writeCoalesced(); // what was written before these bytes goes before them
+            out.write(content.retainedDuplicate(), out.voidPromise());
+        }
+    }
+
+    /** Marks this session as needing a flush; whether it did not already. */
+    private boolean newlyNeedsFlush() {
         if (needsFlush) {
             return false;
         }
@@ -584,11 +597,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /** A replayed message (what the topic kept for newcomers): written whatever the queue holds. */
     @Override
     public boolean deliverReplay(PreparedFrame frame) {
-        Channel ch = ctx.channel();
-        if (!ch.isActive() || lifecycle.isClosing() || (permit != null && !permit.mayReceive())) {
-            return false;
-        }
-        return write(frame);
+        return mayWrite() && write(frame);
     }
 
     @Override
