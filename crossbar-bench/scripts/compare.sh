@@ -27,6 +27,9 @@
 #   IPERF         1 (default) measures the loopback ceiling with iperf3 before and after; 0 skips it
 #   TRACE_DIR     if set, each run's latency by moment of arrival goes to
 #                 TRACE_DIR/<scenario>-<relay>-<run>.tsv (--latency-trace)
+# Through each run it records once a second how far apart the two CPUs are (scripts/cpu-distance.c,
+# built with cc if there is one): a virtual machine's host moves its CPUs between near and far
+# placements, which halves some rows; ratios.py then compares runs of one placement (--placement).
 # Every run is bounded (timeout 300 s; typically warm-up + duration + 3-8 s, longer for 5,000
 # subscribers and idle): the default matrix, 81 runs, takes 30-40 minutes (docs/benchmarks.md).
 set -euo pipefail
@@ -153,6 +156,26 @@ iperf() {
   echo "iperf3 loopback: $gbit Gbit/s"
 }
 
+build_distance_probe() {
+  command -v cc >/dev/null || { echo "no C compiler: CPU placement not recorded (apt-get install -y gcc)" >&2; return 0; }
+  cc -O2 -pthread -o "$PEERS_BUILD/cpu-distance" crossbar-bench/scripts/cpu-distance.c
+}
+
+watch_cpu_distance() { # watch_cpu_distance FILE: samples once a second into FILE until killed
+  [[ -x "$PEERS_BUILD/cpu-distance" ]] || return 0
+  "$PEERS_BUILD/cpu-distance" --watch > "$1" 2>/dev/null &
+  watcher=$!
+}
+
+record_cpu_distance() { # record_cpu_distance FILE: one line after the run's; ratios.py reads it
+  [[ -n "${watcher:-}" ]] || return 0
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
+  watcher=
+  echo "{\"kind\":\"cpuDistance\",\"time\":\"$(date -u +%FT%TZ)\",\"ns\":[$(paste -sd, "$1")]}" >> "$OUT"
+  rm -f "$1"
+}
+
 setup_line() {
   # What the figures depend on, once per invocation (ratios.py ignores it; people should not).
   python3 - "$@" <<'EOF' >> "$OUT"
@@ -182,6 +205,7 @@ EOF
 [[ -f crossbar-server/target/crossbar.jar && -f crossbar-bench/target/benchmarks.jar ]] ||
   ./mvnw -B -ntp -q package -DskipTests
 build_peers
+build_distance_probe
 read -r -a relays <<< "$RELAYS"
 for relay in "${relays[@]}"; do spawn_of "$relay" >/dev/null; done
 
@@ -211,6 +235,7 @@ for rep in $(seq 1 "$REPEATS"); do
     for relay in "${order[@]}"; do
       done_runs=$((done_runs + 1))
       echo "== [$done_runs/$runs] $name $relay (run $rep) $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg)"
+      watch_cpu_distance "$OUT.cpu-distance"
       trace=()
       [[ -z "$TRACE_DIR" ]] || trace=(--latency-trace "$TRACE_DIR/$name-$relay-$rep.tsv")
       # Common flags first: a scenario's own (idle's --duration) come last and win.
@@ -218,6 +243,7 @@ for rep in $(seq 1 "$REPEATS"); do
       timeout -k 10 300 "${LOAD[@]}" --label "$relay" --topic "$name" --spawn "$(spawn_of "$relay")" \
         --spawn-session "$SESSION" --batch "$BATCH" --duration "$DURATION" --warmup "$WARMUP" \
         --json "$OUT" "${trace[@]}" $args 2>&1 | grep -v ' INFO ' || echo "   (run failed)"
+      record_cpu_distance "$OUT.cpu-distance"
     done
   done
 done

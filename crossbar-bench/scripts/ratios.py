@@ -2,6 +2,7 @@
 """Crossbar against the peer relays: medians per relay and Crossbar's ratio to the best peer.
 
     python3 crossbar-bench/scripts/ratios.py RESULTS.jsonl [...] [--peer tokio] [--of crossbar]
+                                             [--placement near|far|mixed] [--far-ns 150]
                                              [--markdown] [--plot docs/img/ratios.png]
 
 Reads the load generator's JSON lines (crossbar-bench/scripts/compare.sh writes them). Runs are
@@ -20,6 +21,12 @@ crossbar / peer for:
              code, a one-off that lands in a short run's window (= CPU µs/msg for other relays)
   RSS MB     the relay's peak resident memory during the run                  (lower is better)
   lost, merged   counts (medians); shown side by side, a ratio only when both are non-zero
+
+Placement: compare.sh samples once a second through each run how far apart the machine's two
+CPUs are (scripts/cpu-distance.c); a run is near when fewer than a fifth of its samples are above
+--far-ns, far when more than four fifths are, else mixed. The "placed" column counts each relay's
+runs near/far/mixed; --placement keeps runs of one placement, so that a ratio does not compare one
+relay's near runs with another's far ones.
 
 A ratio above 1 is "more" whatever the direction; the "better" line names, per figure, the relay
 the ratio favours when it is at least 5 % from 1. With --plot, draws each relay's ratio to the peer per scenario and figure on a
@@ -49,15 +56,35 @@ PLOTTED = ["msgPerS", "p99Us", "cpuSPerMillionMsgs", "relayPeakRssMB"]
 
 
 def load(paths):
+    """The runs, each with its CPU-distance samples (cpuDistanceNs) where compare.sh took them."""
     runs = []
     for p in paths:
+        last = None
         for line in Path(p).read_text().splitlines():
             line = line.strip()
-            if line.startswith("{"):
-                r = json.loads(line)
-                if r.get("kind") == "run":
-                    runs.append(r)
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            if r.get("kind") == "cpuDistance" and last is not None:
+                last["cpuDistanceNs"] = r["ns"]  # sampled through the run just written
+                last = None
+            elif r.get("kind") == "run":
+                runs.append(r)
+                last = r
     return runs
+
+
+def placement(r, far_ns):
+    """near, far or mixed (at least a fifth of the run's samples on the other side), None unknown."""
+    ns = r.get("cpuDistanceNs")
+    if not ns:
+        return None
+    far = sum(x > far_ns for x in ns) / len(ns)
+    return "near" if far < 0.2 else "far" if far > 0.8 else "mixed"
+
+
+def placed(runs, wanted, far_ns):
+    return runs if wanted is None else [r for r in runs if placement(r, far_ns) == wanted]
 
 
 def config(r):
@@ -115,17 +142,19 @@ def describe(cfg):
     return f"{what}; {', '.join(how)}"
 
 
-def summarise(g, of, peer, markdown):
+def summarise(g, of, peer, markdown, far_ns):
     """Prints the tables; returns {name: {label: {field: ratio to peer}}} for plotting."""
     ratios = {}
     for (name, cfg), by_label in g.items():
         labels = [l for l in [of, peer] if l in by_label] + sorted(l for l in by_label if l not in (of, peer))
         print(f"\n## {name}: {describe(cfg)}\n" if markdown else f"\n{name}: {describe(cfg)}")
-        head = ["relay", "runs"] + [t for _, t, _ in METRICS] + [t for _, t in COUNTS]
+        head = ["relay", "runs", "placed"] + [t for _, t, _ in METRICS] + [t for _, t in COUNTS]
         rows = []
         for label in labels:
             rs = by_label[label]
-            rows.append([label, str(len(rs))] + [fmt(median(rs, f)) for f, _, _ in METRICS]
+            places = [placement(r, far_ns) for r in rs]
+            placed_ = "/".join(str(places.count(p)) for p in ("near", "far", "mixed")) if any(places) else "-"
+            rows.append([label, str(len(rs)), placed_] + [fmt(median(rs, f)) for f, _, _ in METRICS]
                         + [fmt(median(rs, f)) for f, _ in COUNTS])
         base = by_label.get(peer)
         ratios[name] = {}
@@ -142,7 +171,7 @@ def summarise(g, of, peer, markdown):
                 a, b = median(rs, f), median(base, f)
                 cells.append("-" if a is None or b is None else (f"{a / b:.2f}x" if a and b else f"{fmt(a)}/{fmt(b)}"))
             ratios[name][label] = rs_ratios
-            rows.append([f"{label}/{peer}", ""] + cells)
+            rows.append([f"{label}/{peer}", "", ""] + cells)
         if base is None:
             rows.append([f"(no {peer} runs: no ratios)", ""] + [""] * (len(head) - 2))
         print_table(head, rows, markdown)
@@ -220,13 +249,17 @@ def main():
     ap.add_argument("results", nargs="+")
     ap.add_argument("--peer", default="tokio", help="the yardstick relay's label (default tokio, the best peer)")
     ap.add_argument("--of", default="crossbar", help="the relay compared with it (default crossbar)")
+    ap.add_argument("--placement", choices=["near", "far", "mixed"],
+                    help="only runs made with the two CPUs near each other, far apart, or both (see above)")
+    ap.add_argument("--far-ns", type=float, default=150,
+                    help="a run is far above this CPU distance in ns (default 150: ~50-70 near, ~330 far here)")
     ap.add_argument("--markdown", action="store_true", help="Markdown tables")
     ap.add_argument("--plot", metavar="PNG", help="draw the ratios to this file, e.g. docs/img/ratios.png")
     args = ap.parse_args()
-    runs = load(args.results)
+    runs = placed(load(args.results), args.placement, args.far_ns)
     if not runs:
-        sys.exit("no runs in " + ", ".join(args.results))
-    ratios = summarise(group(runs), args.of, args.peer, args.markdown)
+        sys.exit("no runs in " + ", ".join(args.results) + (f" with the CPUs {args.placement}" if args.placement else ""))
+    ratios = summarise(group(runs), args.of, args.peer, args.markdown, args.far_ns)
     if args.plot:
         plot(ratios, args.peer, args.plot)
 
