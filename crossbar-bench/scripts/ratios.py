@@ -66,7 +66,8 @@ def load(paths):
                 continue
             r = json.loads(line)
             if r.get("kind") == "cpuDistance" and last is not None:
-                last["cpuDistanceNs"] = r["ns"]  # sampled through the run just written
+                # Sampled through the run just written (a single figure: one probe just after it).
+                last["cpuDistanceNs"] = r["ns"] if isinstance(r["ns"], list) else [r["ns"]]
                 last = None
             elif r.get("kind") == "run":
                 runs.append(r)
