@@ -85,6 +85,7 @@ if [[ "$MATRIX" == all ]]; then
     "fanout-video-100|fanout -n 100 --rate 30"
     "fanout-video-1000|fanout -n 1000 --rate 30"
     "fanout-fast-10|fanout -n 10 --rate 0"
+    "fanout-fast-500|fanout -n 500 --rate 0 --size 4600"
     "fanout-fast-100-64b|fanout -n 100 --rate 0 --size 64"
     "mesh-10|mesh -n 10 --rate 100"
     "slow|slow -n 10 --rate 2000"
