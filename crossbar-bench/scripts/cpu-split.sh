@@ -22,33 +22,22 @@ scenario=("$@")
 port=$((20000 + RANDOM % 20000))
 log=$(mktemp)
 load=$(mktemp)
-if [[ $relay == tokio ]]; then
-  setsid env LISTEN=127.0.0.1:$port "${PEERS_BUILD:-/tmp/crossbar-peers}/rust-target/release/rust-tokio-relay" > "$log" 2>&1 &
-else
-  # shellcheck disable=SC2086 # JOPTS is a list of flags
-  setsid env MALLOC_ARENA_MAX=2 "${JAVA:-java}" -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m \
-    -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -Dio.netty.leakDetection.level=disabled \
-    ${JOPTS:-} -jar "$relay" --listen 127.0.0.1:$port --max-connections-per-address 20000 > "$log" 2>&1 &
-fi
-pid=$!
+# shellcheck source=relay-run.sh
+. "$(dirname "$0")/relay-run.sh"
+start_relay "$relay" "$port" "$log"
+pid=$relay_pid
 trap 'kill $pid 2>/dev/null || true; rm -f "$log" "$log.perf" "$load"' EXIT
-for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.2; done
-java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain \
-  --url ws://127.0.0.1:$port --pid $pid "${scenario[@]}" --warmup 5s --duration 8s > "$load" 2>&1 &
-generator=$!
+start_load "$port" "$load" "${scenario[@]}"
 sleep 8 # into the measured window (it starts ~5.5 s in)
 read -r -a before < <(sed 's/.*) //' /proc/$pid/stat)
 if [[ ${SYSCALLS:-0} == 1 ]]; then
-  events=context-switches,raw_syscalls:sys_enter
-  for call in read recvfrom write writev sendto sendmsg epoll_wait epoll_pwait epoll_pwait2 futex; do
-    events+=,syscalls:sys_enter_$call
-  done
+  events=context-switches,raw_syscalls:sys_enter$(per_call_events)
   perf stat -x, -e "$events" -p $pid -- sleep 4 2> "$log.perf"
 else
   sleep 4
 fi
 read -r -a after < <(sed 's/.*) //' /proc/$pid/stat)
-wait $generator
+wait $load_pid
 rate=$(awk '/^ run/ {print $12}' "$load")
 # Fields 14 and 15 of /proc/<pid>/stat (utime, stime, in clock ticks) are 11 and 12 after the name.
 awk -v r="$rate" -v u=$((after[11] - before[11])) -v s=$((after[12] - before[12])) -v hz="$(getconf CLK_TCK)" \

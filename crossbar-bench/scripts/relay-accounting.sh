@@ -9,6 +9,7 @@
 # Needs perf with tracepoints (run as root), the bench jar (mvn package) and, for tokio, the
 # peer built by compare.sh (PEERS_BUILD, default /tmp/crossbar-peers). JAR picks the relay jar;
 # EVENTS the perf events (EVENTS=all: each system call of a relay's hot path on its own).
+# JAVA and JOPTS as in relay-run.sh, which starts the relay and the load generator.
 set -euo pipefail
 relay=$1 out=$2
 shift 2
@@ -17,19 +18,16 @@ scenario=("$@")
 jar=${JAR:-crossbar-server/target/crossbar.jar}
 port=$((20000 + RANDOM % 20000))
 case "$relay" in
-  tokio) setsid env LISTEN=127.0.0.1:$port "${PEERS_BUILD:-/tmp/crossbar-peers}/rust-target/release/rust-tokio-relay" \
-           > /dev/null 2>&1 & ;;
-  crossbar) setsid env MALLOC_ARENA_MAX=2 java -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m \
-           -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -Dio.netty.leakDetection.level=disabled \
-           -jar "$jar" --listen 127.0.0.1:$port --max-connections-per-address 20000 > /dev/null 2>&1 & ;;
+  tokio) ;;
+  crossbar) relay=$jar ;;
   *) echo "relay: '$relay' (expected: crossbar or tokio)" >&2; exit 2 ;;
 esac
-pid=$!
+# shellcheck source=relay-run.sh
+. "$(dirname "$0")/relay-run.sh"
+start_relay "$relay" "$port" /dev/null
+pid=$relay_pid
 trap 'kill $pid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$port) 2> /dev/null && break; sleep 0.2; done
-java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain \
-  --url ws://127.0.0.1:$port --pid $pid "${scenario[@]}" --warmup 5s --duration 8s > "$out.load" 2>&1 &
-gen=$!
+start_load "$port" "$out.load" "${scenario[@]}"
 sleep 8 # into the measured window (5 s of warm-up)
 threads() { for t in /proc/$pid/task/*; do echo "$(tr ' ' _ < "$t/comm") $(cut -d' ' -f14,15 "$t/stat")"; done; }
 # One tracepoint for all system calls by default: with eleven per-call tracepoints attached
@@ -37,15 +35,12 @@ threads() { for t in /proc/$pid/task/*; do echo "$(tr ' ' _ < "$t/comm") $(cut -
 # others (docs/benchmarks.md, "Writing a stream's messages as runs").
 events=${EVENTS:-context-switches,raw_syscalls:sys_enter}
 if [[ $events == all ]]; then
-  events=context-switches
-  for s in read recvfrom write writev sendto sendmsg epoll_wait epoll_pwait epoll_pwait2 futex; do
-    events+=",syscalls:sys_enter_$s"
-  done
+  events=context-switches$(per_call_events)
 fi
 threads > "$out.t0"
 perf stat -x, -o "$out.perf" -e "$events" -p $pid -- sleep 5
 threads > "$out.t1"
-wait $gen
+wait $load_pid
 grep '^ run' "$out.load"
 grep -v '^#' "$out.perf" | awk -F, 'NF > 2 && $1 != "0" { print "  " $3, $1 }'
 # Clock ticks (USER_HZ, 100 a second) to milliseconds, per thread name.
