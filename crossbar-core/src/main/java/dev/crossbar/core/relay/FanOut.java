@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Sends one message to receivers grouped by event loop: the frame is built once
- * ({@link PreparedFrame}); receivers on the sender's own loop are written at once (and flushed
- * together when that loop ends its batch); each other loop gets one queued delivery
+ * ({@link PreparedFrame}); receivers on the sender's own loop are written there, without a
+ * hand-off, when that loop ends its batch (a few of them at once), and flushed together; each other loop gets one queued delivery
  * ({@link LoopQueue}) and is woken once per batch of the sender's loop. Each receiver writes a
  * {@code retainedDuplicate()} on its own loop.
  *
@@ -62,7 +62,7 @@ public final class FanOut {
                 boolean queued = true;
                 if (queue == origin) {
                     // The receivers live on this thread: write to them now, no hand-off, no wake-up.
-                    queue.deliverHere(frame, group.members(), sender);
+                    queued = queue.deliverHere(frame, group.members(), sender);
                 } else if (origin != null) {
                     queued = queue.offerFrom(origin, frame, group.members(), sender);
                 } else {

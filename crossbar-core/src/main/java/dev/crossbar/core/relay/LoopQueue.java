@@ -45,6 +45,13 @@ final class LoopQueue implements Runnable {
      * loop's time writing video to 500 viewers, measured with async-profiler).
      */
     static final int LOCAL_COPY_MIN_RECEIVERS = 4;
+    /**
+     * From this many receivers on the reading loop itself, a message waits for the end of the
+     * loop's batch ({@link #deliverHere}), so that the messages of one read go to them as a run, as
+     * they do on the other loops; written one by one they cost each receiver a duplicate, an
+     * outbound entry and a reference count per message.
+     */
+    static final int RUN_HERE_MIN_RECEIVERS = LOCAL_COPY_MIN_RECEIVERS;
     /** Larger messages are never copied: they are shared as composites and cost one reference each. */
     static final int LOCAL_COPY_MAX_BYTES = PreparedFrame.CONTIGUOUS_LIMIT;
     /**
@@ -66,6 +73,8 @@ final class LoopQueue implements Runnable {
     private final ArrayList<LoopQueue> toWake = new ArrayList<>(4);
     /** Whether {@link #batchEnd} is queued on the loop; touched only on {@link #loop}. */
     private boolean batchEndScheduled;
+    /** Whether messages read on this loop wait in the queue for {@link #batchEnd}; only on {@link #loop}. */
+    private boolean drainAtBatchEnd;
     private final Runnable batchEnd = this::endBatch;
     /** Receivers written and due a flush, taken a slice at a time; touched only on {@link #loop}. */
     private final ArrayDeque<Member> flushing = new ArrayDeque<>();
@@ -83,7 +92,8 @@ final class LoopQueue implements Runnable {
         this.maxBacklogBytes = maxBacklogBytes;
     }
 
-    private record Delivery(PreparedFrame frame, Member[] receivers, Member sender) {
+    /** {@code here}: the message was read on this queue's loop, so its frame is this loop's already. */
+    private record Delivery(PreparedFrame frame, Member[] receivers, Member sender, boolean here) {
     }
 
     /**
@@ -93,7 +103,7 @@ final class LoopQueue implements Runnable {
      * @return false if the backlog is full and the message was not queued
      */
     boolean offer(PreparedFrame frame, Member[] receivers, Member sender) {
-        if (!enqueue(frame, receivers, sender)) {
+        if (!enqueue(frame, receivers, sender, false)) {
             return false;
         }
         schedule();
@@ -106,7 +116,7 @@ final class LoopQueue implements Runnable {
      * loop one task and one wake-up, not one per message. Call on {@code origin}'s loop only.
      */
     boolean offerFrom(LoopQueue origin, PreparedFrame frame, Member[] receivers, Member sender) {
-        if (!enqueue(frame, receivers, sender)) {
+        if (!enqueue(frame, receivers, sender, false)) {
             return false;
         }
         if (!origin.toWake.contains(this)) {
@@ -116,7 +126,7 @@ final class LoopQueue implements Runnable {
         return true;
     }
 
-    private boolean enqueue(PreparedFrame frame, Member[] receivers, Member sender) {
+    private boolean enqueue(PreparedFrame frame, Member[] receivers, Member sender, boolean here) {
         int size = frame.frameLength();
         long before = backlogBytes.getAndAdd(size);
         // An empty backlog always takes one message, however large, so a big message is never
@@ -125,16 +135,30 @@ final class LoopQueue implements Runnable {
             backlogBytes.getAndAdd(-size);
             return false;
         }
-        queue.offer(new Delivery(frame.retain(), receivers, sender));
+        queue.offer(new Delivery(frame.retain(), receivers, sender, here));
         return true;
     }
 
     /**
-     * Writes {@code frame} to {@code receivers} (all but {@code sender}) now, without a hand-off:
-     * the caller is on this queue's loop, where the receivers live. They are flushed together when
-     * the loop ends its batch (see {@link #scheduleBatchEnd}). Borrows the frame.
+     * Delivers {@code frame} to {@code receivers} (all but {@code sender}) without a hand-off: the
+     * caller is on this queue's loop, where the receivers live. A few receivers are written now; from
+     * {@link #RUN_HERE_MIN_RECEIVERS} on, the message is queued here and written when the loop ends
+     * its batch, with whatever else the batch brings the same receivers, as one run. Either way they
+     * are flushed together at the batch's end (see {@link #scheduleBatchEnd}), so waiting for it
+     * costs a message no time. Borrows the frame.
+     *
+     * @return false if the backlog is full and the message was not queued
      */
-    void deliverHere(PreparedFrame frame, Member[] receivers, Member sender) {
+    boolean deliverHere(PreparedFrame frame, Member[] receivers, Member sender) {
+        // Anything queued may be for these receivers: then this message goes behind it, in order.
+        if (receivers.length >= RUN_HERE_MIN_RECEIVERS || !queue.isEmpty()) {
+            if (!enqueue(frame, receivers, sender, true)) {
+                return false;
+            }
+            drainAtBatchEnd = true;
+            scheduleBatchEnd();
+            return true;
+        }
         for (Member receiver : receivers) {
             if (receiver != sender) {
                 deliver(receiver, frame);
@@ -143,6 +167,7 @@ final class LoopQueue implements Runnable {
         if (!unflushed.isEmpty()) {
             scheduleBatchEnd();
         }
+        return true;
     }
 
     /**
@@ -169,6 +194,14 @@ final class LoopQueue implements Runnable {
             toWake.get(i).schedule();
         }
         toWake.clear();
+        if (drainAtBatchEnd) {
+            drainAtBatchEnd = false;
+            // Unless a drain is already due (it will take these too), write them now; run() flushes.
+            if (scheduled.compareAndSet(false, true)) {
+                run();
+                return;
+            }
+        }
         flushInSlices();
     }
 
@@ -234,7 +267,7 @@ final class LoopQueue implements Runnable {
                 PreparedFrame local = null;
                 try {
                     PreparedFrame frame = d.frame;
-                    if (copied) {
+                    if (copied && !d.here) {
                         local = localCopy(frame);
                         frame = local != null ? local : frame;
                     }

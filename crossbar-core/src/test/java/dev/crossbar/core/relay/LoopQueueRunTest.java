@@ -138,6 +138,58 @@ class LoopQueueRunTest {
         }
     }
 
+    @Test
+    void messagesReadOnTheReceiversOwnLoopGoToThemAsOneRunAtTheBatchEnd() throws Exception {
+        RecordingMember sender = takingRuns();
+        RecordingMember[] others = {takingRuns(), takingRuns(), takingRuns(), takingRuns()};
+        Member[] receivers = {sender, others[0], others[1], others[2], others[3]};
+        LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
+        List<byte[]> expected = new ArrayList<>();
+        // One task stands for one read on the loop: eight messages, then the loop ends its batch.
+        int writtenDuringTheRead = loop.submit(() -> {
+            for (int i = 0; i < 8; i++) {
+                PreparedFrame f = frame(i, 4_600);
+                assertTrue(queue.deliverHere(f, receivers, sender));
+                expected.add(ByteBufUtil.getBytes(f.content()));
+                f.release(); // the queue holds its own reference until the batch's end
+            }
+            return others[0].received.size();
+        }).get(10, TimeUnit.SECONDS);
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+
+        assertEquals(0, writtenDuringTheRead, "written before the batch ended");
+        assertEquals(List.of(), sender.received, "echoed to its sender");
+        for (RecordingMember m : others) {
+            assertSameFrames(expected, m.received);
+            assertEquals(List.of(8 * (4_600 + 4)), m.runLengths, "one run of all eight frames");
+            assertEquals(1, m.flushes.get(), "one flush for the batch");
+            assertEquals(0, m.wrongThread.get());
+        }
+        assertEquals(0, queue.backlogBytes());
+    }
+
+    @Test
+    void aFewReceiversHereStillGetTheirMessagesAfterWhatIsQueuedForThem() throws Exception {
+        RecordingMember sender = takingRuns();
+        RecordingMember stays = takingRuns();
+        Member[] many = {sender, stays, takingRuns(), takingRuns(), takingRuns()};
+        Member[] few = {sender, stays}; // the same stream after three receivers left
+        LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
+        List<byte[]> expected = new ArrayList<>();
+        loop.submit(() -> {
+            for (int i = 0; i < 6; i++) {
+                PreparedFrame f = frame(i, 4_600);
+                assertTrue(queue.deliverHere(f, i < 3 ? many : few, sender));
+                expected.add(ByteBufUtil.getBytes(f.content()));
+                f.release();
+            }
+        }).get(10, TimeUnit.SECONDS);
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+
+        assertSameFrames(expected, stays.received);
+        assertEquals(1, stays.flushes.get(), "one flush for the batch");
+    }
+
     private static void assertSameFrames(List<byte[]> expected, List<byte[]> actual) {
         assertEquals(expected.size(), actual.size(), "frames received");
         for (int i = 0; i < expected.size(); i++) {
