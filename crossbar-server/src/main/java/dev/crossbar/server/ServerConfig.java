@@ -65,11 +65,13 @@ public final class ServerConfig {
      * A 1:N stream's publishers are read on its home event loop and its subscribers, past the
      * first, written by the other loops, up to this many each; past that every loop takes its
      * share. Fan-out of 4,600 B to 100 flat out: the spread of a moment's latencies at the tokio
-     * peer's, p99 relative to the rate 6-10 % shorter (docs/benchmarks.md). With 1,000, video to
-     * 5,000 still ends up half and half on two loops. 0 places a 1:N stream like any topic
-     * ({@link #homeLoopMembers}).
+     * peer's, p99 relative to the rate 6-10 % shorter (docs/benchmarks.md). Why 250, not more: a
+     * paced stream's deliveries are a system call each, so past 250 viewers two loops writing them
+     * in parallel shorten its tail (video to 500: p99 0.92× tokio's against 1.07× with 1,000); a
+     * stream that flat out pays for it (fan-out to 500: p99 1.13× against 0.95×, rate 1.14×
+     * against 1.21×). 0 places a 1:N stream like any topic ({@link #homeLoopMembers}).
      */
-    public static final int DEFAULT_FANOUT_LOOP_RECEIVERS = 1000;
+    public static final int DEFAULT_FANOUT_LOOP_RECEIVERS = 250;
     /**
      * On {@code max-latency} streams, a receiver's socket send buffer: small, so that what waits
      * waits in the relay's queue, where stale messages can be skipped, not in the kernel. Linux

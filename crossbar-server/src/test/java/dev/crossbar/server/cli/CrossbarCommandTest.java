@@ -41,7 +41,7 @@ class CrossbarCommandTest {
         assertEquals(d.slowConsumerPolicy(), c.slowConsumerPolicy());
         assertEquals(d.shutdownGrace(), c.shutdownGrace());
         assertEquals(16, c.homeLoopMembers(), "a small topic's first 16 members share a loop");
-        assertEquals(1000, c.fanoutLoopReceivers(), "a stream's subscribers written off its publisher's loop, 1,000 a loop");
+        assertEquals(250, c.fanoutLoopReceivers(), "a stream's subscribers written off its publisher's loop, 250 a loop");
         assertEquals(d.clientStallTimeout(), c.clientStallTimeout());
         assertEquals(Duration.ofSeconds(1), c.clientStallTimeout());
         assertEquals(20L * 1024 * 1024, c.maxClientBacklogBytes(), "twice the message limit");
