@@ -70,7 +70,7 @@ SCENARIOS=(
   "fanout-video-500|fanout -n 500 --rate 30 --size 4600"
   "fanout-video-5000|fanout -n 5000 --rate 30 --size 4600"
   "slow-10-plus-1-at-30|slow -n 10 --rate 30 --size 4600"
-  "idle-10000|idle -n 10000 --settle 3s --duration 5s"
+  "idle-10000|idle -n 10000 --settle 6s --duration 5s"
 )
 if [[ "$MATRIX" == all ]]; then
   SCENARIOS+=(

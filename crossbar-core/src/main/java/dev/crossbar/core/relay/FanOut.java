@@ -7,10 +7,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Sends one message to receivers grouped by event loop: the frame is built once
- * ({@link PreparedFrame}); receivers on the sender's own loop are written there, without a
- * hand-off, when that loop ends its batch (a few of them at once), and flushed together; each other loop gets one queued delivery
- * ({@link LoopQueue}) and is woken once per batch of the sender's loop. Each receiver writes a
- * {@code retainedDuplicate()} on its own loop.
+ * ({@link PreparedFrame}); receivers on the sender's own loop are written there, with no hand-off
+ * (a few at once, more at the end of the loop's batch, as a run), and flushed together; each other
+ * loop gets one queued delivery ({@link LoopQueue}) and is woken once per batch of the sender's
+ * loop. Each receiver writes a {@code retainedDuplicate()} on its own loop.
  *
  * <p>Ownership: {@link #send} takes the caller's reference to the payload and releases it exactly
  * once, when the deliveries are written or queued.
@@ -61,7 +61,7 @@ public final class FanOut {
                 LoopQueue queue = queueFor(group.loop());
                 boolean queued = true;
                 if (queue == origin) {
-                    // The receivers live on this thread: write to them now, no hand-off, no wake-up.
+                    // The receivers live on this thread: written here, no hand-off, no wake-up.
                     queued = queue.deliverHere(frame, group.members(), sender);
                 } else if (origin != null) {
                     queued = queue.offerFrom(origin, frame, group.members(), sender);
