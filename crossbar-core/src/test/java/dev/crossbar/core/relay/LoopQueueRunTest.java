@@ -42,6 +42,16 @@ class LoopQueueRunTest {
         return m;
     }
 
+    /** A stream's members as a topic groups them: its sender among them, and four receivers taking runs. */
+    private record Stream(RecordingMember sender, RecordingMember[] others, Member[] members) {
+    }
+
+    private Stream senderAndFourReceivers() {
+        RecordingMember sender = takingRuns();
+        RecordingMember[] others = {takingRuns(), takingRuns(), takingRuns(), takingRuns()};
+        return new Stream(sender, others, new Member[] {sender, others[0], others[1], others[2], others[3]});
+    }
+
     /** Holds the loop until the latch is counted down, so that what is queued meanwhile is drained together. */
     private CountDownLatch holdLoop() {
         CountDownLatch hold = new CountDownLatch(1);
@@ -116,9 +126,10 @@ class LoopQueueRunTest {
 
     @Test
     void theSendersOwnMessagesDoNotComeBackInARun() throws Exception {
-        RecordingMember sender = takingRuns();
-        RecordingMember[] others = {takingRuns(), takingRuns(), takingRuns(), takingRuns()};
-        Member[] receivers = {sender, others[0], others[1], others[2], others[3]};
+        Stream stream = senderAndFourReceivers();
+        RecordingMember sender = stream.sender();
+        RecordingMember[] others = stream.others();
+        Member[] receivers = stream.members();
         LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
         CountDownLatch hold = holdLoop();
         List<byte[]> expected = new ArrayList<>();
@@ -140,9 +151,10 @@ class LoopQueueRunTest {
 
     @Test
     void messagesReadOnTheReceiversOwnLoopGoToThemAsOneRunAtTheBatchEnd() throws Exception {
-        RecordingMember sender = takingRuns();
-        RecordingMember[] others = {takingRuns(), takingRuns(), takingRuns(), takingRuns()};
-        Member[] receivers = {sender, others[0], others[1], others[2], others[3]};
+        Stream stream = senderAndFourReceivers();
+        RecordingMember sender = stream.sender();
+        RecordingMember[] others = stream.others();
+        Member[] receivers = stream.members();
         LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
         List<byte[]> expected = new ArrayList<>();
         // One task stands for one read on the loop: eight messages, then the loop ends its batch.
