@@ -56,7 +56,7 @@ public final class ServerConfig {
      * A topic's first 16 members share one event loop, so a small topic's messages never cross
      * threads: the router writes to them in the thread that read the message. Later members go to
      * the topic's least-used loop, so a big fan-out keeps every core. Measured with one frame per
-     * write against the tokio peer (docs/benchmarks.md): a 10-client mesh 22.0 -> 9.0 us of relay
+     * write against the tokio peer (docs/benchmarks/journal.md): a 10-client mesh 22.0 -> 9.0 us of relay
      * CPU per delivery and p99 5.4 -> 2.2 ms; fan-out to 100 flat out 0.95x -> 1.00x the peer's
      * throughput. 0 turns it off.
      */
@@ -65,7 +65,7 @@ public final class ServerConfig {
      * A 1:N stream's publishers are read on its home event loop and its subscribers, past the
      * first, written by the other loops, up to this many each; past that every loop takes its
      * share. Fan-out of 4,600 B to 100 flat out: the spread of a moment's latencies at the tokio
-     * peer's, p99 relative to the rate 6-10 % shorter (docs/benchmarks.md). Why 250, not more: a
+     * peer's, p99 relative to the rate 6-10 % shorter (docs/benchmarks/journal.md). Why 250, not more: a
      * paced stream's deliveries are a system call each, so past 250 viewers two loops writing them
      * in parallel shorten its tail (video to 500: p99 0.92× tokio's against 1.07× with 1,000); a
      * stream that flat out pays for it (fan-out to 500: p99 1.13× against 0.95×, rate 1.14×

@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBufAllocator;
  * {@code retainedDuplicate()}, one outbound entry and one reference count, where it took one of
  * each per message. Fanning 4,600-byte messages out to 100 receivers, those per-message objects
  * were most of the writing loop's own (user-space) time, cache misses over thousands of them per
- * round (async-profiler, docs/benchmarks.md "Writing a stream's messages as runs"). The frames
+ * round (async-profiler, docs/benchmarks/journal.md "Writing a stream's messages as runs"). The frames
  * stay separate WebSocket frames: one message in is still one message out.
  *
  * <p>Ownership: the run owns its buffer and releases it in {@link #release()}; the frames are

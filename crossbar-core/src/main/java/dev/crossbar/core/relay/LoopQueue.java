@@ -58,7 +58,7 @@ final class LoopQueue implements Runnable {
      * Receivers flushed in one go before the loop gets back to its sockets: with thousands of
      * receivers a pass of flushes (a system call each) takes tens of milliseconds, and the next
      * message waits unread behind it. Between slices the loop reads, and what it reads joins the
-     * flushes still to come (video to 5,000 viewers: p50 54 → 33 ms, p99 139 → 90 ms; benchmarks.md).
+     * flushes still to come (video to 5,000 viewers: p50 54 → 33 ms, p99 139 → 90 ms; docs/benchmarks/journal.md).
      */
     static final int FLUSH_SLICE = 256;
 

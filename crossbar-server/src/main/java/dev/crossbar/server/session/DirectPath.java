@@ -21,7 +21,7 @@ import java.util.Set;
  * protocol handler answers control frames only, {@link ProtocolViolations} only catches errors,
  * {@link ConnectionLifecycle} does not read, and {@link MessageAssembler} passes a whole message
  * on unless it has failed the connection (which the session checks). Taking them off that path
- * took about a fifth off the relay's user-space time per message in ping-pong (docs/benchmarks.md).
+ * took about a fifth off the relay's user-space time per message in ping-pong (docs/benchmarks/journal.md).
  * Any other inbound handler between the two (access control, first-message authentication, one
  * added later) might act on messages, so its presence keeps every message on the pipeline. The
  * check is made once; whatever later puts a handler there that acts on messages switches the

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * written together by loops that do nothing else for the topic. Split half and half, the reading
  * loop's own receivers were written at once and the others' after the hand-off, a step behind.
  * Fan-out of 4,600 B to 100 flat out, beside the tokio peer: the spread of a moment's latencies
- * now the peer's, p99 relative to the rate 6-10 % shorter than before (docs/benchmarks.md,
+ * now the peer's, p99 relative to the rate 6-10 % shorter than before (docs/benchmarks/journal.md,
  * "Placing a fan-out's receivers by role").
  *
  * <p>The move: reads stop (a message read before the session has joined would be dropped), the
