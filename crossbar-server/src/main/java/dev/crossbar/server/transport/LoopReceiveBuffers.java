@@ -23,8 +23,19 @@ import io.netty.util.concurrent.FastThreadLocal;
  * downstream still holds it (a decoder keeping a partial frame, a payload slice on its way to
  * another loop), the next read takes a fresh buffer, which becomes the loop's, and the old one is
  * freed by its last holder. The loop's reference is released when the loop's thread ends.
+ *
+ * <p>Reads per wake-up: a channel reads again while each read fills its buffer, up to
+ * {@link #MAX_READS_PER_WAKEUP} buffers, as with Netty's own allocator.
  */
 public final class LoopReceiveBuffers implements RecvByteBufAllocator {
+
+    /**
+     * Netty's default for a stream channel. Netty sets it only on the allocator a channel is created
+     * with; an allocator passed as an option keeps its own default, which for the adaptive one is a
+     * single read. With that, a 1 MiB message took 16 passes through the event loop, each with its
+     * own {@code epoll_wait}, where one pass reads it all.
+     */
+    static final int MAX_READS_PER_WAKEUP = 16;
 
     private static final FastThreadLocal<ByteBuf> KEPT = new FastThreadLocal<>() {
         @Override
@@ -36,6 +47,10 @@ public final class LoopReceiveBuffers implements RecvByteBufAllocator {
     };
 
     private final AdaptiveRecvByteBufAllocator sizes = new AdaptiveRecvByteBufAllocator();
+
+    public LoopReceiveBuffers() {
+        sizes.maxMessagesPerRead(MAX_READS_PER_WAKEUP);
+    }
 
     @Override
     @SuppressWarnings("deprecation") // Netty 4.2 deprecates Handle for ExtendedHandle, but this signature is its own

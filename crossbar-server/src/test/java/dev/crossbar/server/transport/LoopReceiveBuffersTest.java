@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicReference;
@@ -121,6 +122,37 @@ class LoopReceiveBuffersTest {
             assertTrue(larger.capacity() >= reads.guess(), larger.capacity() + " >= " + reads.guess());
             larger.release();
         });
+    }
+
+    /** Reads that fill the buffer go on in the same wake-up, up to the limit; a short read ends it. */
+    @Test
+    void fullReadsGoOnUpToTheLimitAndAShortOneStops() throws Exception {
+        EmbeddedChannel channel = new EmbeddedChannel(); // its config: auto-read on, as the relay's channels
+        try {
+            onLoopThread(() -> {
+                RecvByteBufAllocator.ExtendedHandle reads = (RecvByteBufAllocator.ExtendedHandle) handle();
+                reads.reset(channel.config());
+                int full = 0;
+                boolean more = true;
+                while (more && full < 100) {
+                    reads.attemptedBytesRead(reads.guess());
+                    reads.lastBytesRead(reads.guess());
+                    reads.incMessagesRead(1);
+                    full++;
+                    more = reads.continueReading(() -> reads.lastBytesRead() == reads.attemptedBytesRead());
+                }
+                assertEquals(LoopReceiveBuffers.MAX_READS_PER_WAKEUP, full, "full reads in one wake-up");
+
+                reads.reset(channel.config());
+                reads.attemptedBytesRead(reads.guess());
+                reads.lastBytesRead(reads.guess() / 2);
+                reads.incMessagesRead(1);
+                assertFalse(reads.continueReading(() -> reads.lastBytesRead() == reads.attemptedBytesRead()),
+                        "a short read drained the socket");
+            });
+        } finally {
+            channel.finishAndReleaseAll();
+        }
     }
 
     @Test
