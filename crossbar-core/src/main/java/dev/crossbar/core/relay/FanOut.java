@@ -77,7 +77,8 @@ public final class FanOut {
                 }
             }
         } finally {
-            frame.release();
+            // Receivers on this loop have copied a small frame by now; one on no other loop's queue is free again.
+            frame.releaseOrKeep();
         }
     }
 

@@ -57,7 +57,7 @@ public final class PreparedFrame {
                     "length: " + length + " (expected: 0 to " + (CONTIGUOUS_LIMIT - 1) + ")");
         }
         int header = headerLength(length);
-        ByteBuf buf = SharedFrameBuffers.forFrame(alloc, header + length).directBuffer(header + length, header + length);
+        ByteBuf buf = smallOrShared(alloc, header + length);
         writeHeader(buf, text, length);
         buf.readerIndex(header);
         return buf;
@@ -88,8 +88,8 @@ public final class PreparedFrame {
         }
         ByteBuf frame;
         try {
-            int frameLength = headerLength(length) + (length < CONTIGUOUS_LIMIT ? length : 0);
-            frame = SharedFrameBuffers.forFrame(alloc, frameLength).directBuffer(frameLength);
+            frame = length < CONTIGUOUS_LIMIT ? smallOrShared(alloc, headerLength(length) + length)
+                    : alloc.directBuffer(headerLength(length));
         } catch (Throwable t) {
             payload.release();
             throw t;
@@ -114,6 +114,12 @@ public final class PreparedFrame {
             frame = joined;
         }
         return new PreparedFrame(frame, text, length, publishedAtNanos);
+    }
+
+    /** A buffer for a whole frame: this thread's kept one if it is small, else one that receivers share. */
+    private static ByteBuf smallOrShared(ByteBufAllocator alloc, int frameLength) {
+        return frameLength <= SmallFrameBuffers.MAX_BYTES ? SmallFrameBuffers.take(alloc, frameLength)
+                : SharedFrameBuffers.forFrame(alloc, frameLength).directBuffer(frameLength, frameLength);
     }
 
     private static void writeHeader(ByteBuf frame, boolean text, int length) {
@@ -223,6 +229,15 @@ public final class PreparedFrame {
 
     public boolean release() {
         return content.release();
+    }
+
+    /**
+     * Releases the frame's reference from the thread that prepared it, once its deliveries are
+     * written or queued: a small frame's buffer that nothing else holds any more is kept for the
+     * thread's next small frame ({@link SmallFrameBuffers}) instead of freed.
+     */
+    public void releaseOrKeep() {
+        SmallFrameBuffers.keepOrRelease(content);
     }
 
     public int refCnt() {

@@ -17,6 +17,8 @@ final class RecordingMember implements Member {
     final Route route;
     final ConnectionStats stats = ConnectionStats.startingNow();
     final List<byte[]> received = new CopyOnWriteArrayList<>();
+    /** Each delivered frame's buffer, not retained: only to tell whether two messages shared one. */
+    final List<ByteBuf> contents = new CopyOnWriteArrayList<>();
     final AtomicInteger flushes = new AtomicInteger();
     final AtomicInteger wrongThread = new AtomicInteger();
     /** Frames whose bytes are not direct: each would be copied again by every socket write. */
@@ -71,6 +73,7 @@ final class RecordingMember implements Member {
         if (!frame.content().isDirect()) {
             heapFrames.incrementAndGet();
         }
+        contents.add(frame.content());
         ByteBuf dup = frame.content().retainedDuplicate();
         try {
             byte[] bytes = new byte[dup.readableBytes()];
