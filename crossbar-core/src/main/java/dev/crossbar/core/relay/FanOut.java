@@ -77,7 +77,8 @@ public final class FanOut {
                 }
             }
         } finally {
-            // Receivers on this loop have copied a small frame by now; one on no other loop's queue is free again.
+            // Receivers here have copied a small frame by now: unless another loop's queue holds it,
+            // its buffer is free for this loop's next one.
             frame.releaseOrKeep();
         }
     }

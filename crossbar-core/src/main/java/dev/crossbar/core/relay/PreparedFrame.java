@@ -236,7 +236,7 @@ public final class PreparedFrame {
      * written or queued: a small frame's buffer that nothing else holds any more is kept for the
      * thread's next small frame ({@link SmallFrameBuffers}) instead of freed.
      */
-    public void releaseOrKeep() {
+    void releaseOrKeep() {
         SmallFrameBuffers.keepOrRelease(content);
     }
 

@@ -52,19 +52,6 @@ class LoopQueueRunTest {
         return new Stream(sender, others, new Member[] {sender, others[0], others[1], others[2], others[3]});
     }
 
-    /** Holds the loop until the latch is counted down, so that what is queued meanwhile is drained together. */
-    private CountDownLatch holdLoop() {
-        CountDownLatch hold = new CountDownLatch(1);
-        loop.execute(() -> {
-            try {
-                hold.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        return hold;
-    }
-
     private PreparedFrame frame(int i, int length) {
         byte[] bytes = new byte[length];
         for (int k = 0; k < length; k++) {
@@ -88,7 +75,7 @@ class LoopQueueRunTest {
         LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
 
         // Hold the loop so that everything below is queued before the first drain.
-        CountDownLatch hold = holdLoop();
+        CountDownLatch hold = HeldLoop.hold(loop);
         List<PreparedFrame> frames = new ArrayList<>();
         List<byte[]> expected = new ArrayList<>();
         List<byte[]> expectedOther = new ArrayList<>();
@@ -131,7 +118,7 @@ class LoopQueueRunTest {
         RecordingMember[] others = stream.others();
         Member[] receivers = stream.members();
         LoopQueue queue = new LoopQueue(loop, Long.MAX_VALUE);
-        CountDownLatch hold = holdLoop();
+        CountDownLatch hold = HeldLoop.hold(loop);
         List<byte[]> expected = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             PreparedFrame f = frame(i, 4_600);

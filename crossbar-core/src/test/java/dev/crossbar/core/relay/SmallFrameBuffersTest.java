@@ -13,6 +13,7 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -36,7 +37,7 @@ class SmallFrameBuffersTest {
         otherLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
 
-    private <T> T onLoop(java.util.concurrent.Callable<T> task) throws Exception {
+    private <T> T onLoop(Callable<T> task) throws Exception {
         return loop.submit(task).get(10, TimeUnit.SECONDS);
     }
 
@@ -115,14 +116,7 @@ class SmallFrameBuffersTest {
         LoopGroup[] thisLoop = {new LoopGroup(loop, new Member[] {sender, here})};
 
         // The other loop is held, so that both messages are sent before it writes the first.
-        CountDownLatch hold = new CountDownLatch(1);
-        otherLoop.execute(() -> {
-            try {
-                hold.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        CountDownLatch hold = HeldLoop.hold(otherLoop);
         byte[] one = pattern(1, 70);
         byte[] two = pattern(2, 70);
         onLoop(() -> {
