@@ -116,7 +116,8 @@ public final class CrossbarCommand implements Callable<Integer> {
 
     @Option(names = "--warm-up", paramLabel = "DURATION", converter = Units.DurationConverter.class,
             defaultValue = "2s", description = "Before listening, carry traffic this long through a relay of its own on "
-                    + "loopback, so the first clients meet compiled code (default ${DEFAULT-VALUE}; 0 skips it; at most 5m).")
+                    + "loopback, then 1 s more one message at a time, so the first clients meet compiled code (default "
+                    + "${DEFAULT-VALUE}; 0 skips it; at most 5m).")
     Duration warmUp;
 
     @Option(names = "--max-connections", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_CONNECTIONS,

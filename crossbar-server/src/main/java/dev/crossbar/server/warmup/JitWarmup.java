@@ -55,6 +55,14 @@ public final class JitWarmup {
     private static final int CHURN_EVERY_BATCHES = 2;
     /** How long a round may wait for its deliveries before the warm-up gives up. */
     private static final Duration STALL = Duration.ofSeconds(5);
+    /**
+     * The second pass, after the compiler has caught up with the first (see {@link #run}): one
+     * message at a time, so that each is a wake-up of the relay's loops, until a method called once
+     * per wake-up has been called the 5,000 times C2 asks of it (a few hundred microseconds each).
+     */
+    static final Duration SECOND_PASS = Duration.ofSeconds(1);
+    /** In the second pass, one message in this many goes to the fan-out (to both loops), the rest to the mesh. */
+    private static final int PACED_FANOUT_EVERY = 4;
 
     private JitWarmup() {
     }
@@ -117,6 +125,15 @@ public final class JitWarmup {
             churn = new ConnectionChurn(clients, transport.socketChannel(), address, maxFrame, traffic.small);
             // The traffic gets all of duration: setting up takes a cold JVM most of a second.
             stoppedBy = traffic.run(mesh, publisher, churn, System.nanoTime() + duration.toNanos());
+            // The first pass keeps the loops busy, so they wake up seldom: the methods called once
+            // per wake-up (the event loop's own) come out of it half compiled, and reached C2 10-15 s
+            // into a 10-client mesh's traffic, on its clients' time (-XX:+PrintCompilation). Once the
+            // compiler has caught up, a second pass sends one message at a time, each a wake-up.
+            if (stoppedBy == null && !duration.isZero() && !duration.isNegative()) {
+                CompilerQuiet.await();
+                stoppedBy = traffic.paced(mesh, publisher, System.nanoTime() + SECOND_PASS.toNanos());
+                CompilerQuiet.await();
+            }
         } catch (Exception e) {
             stoppedBy = e.toString();
         } catch (OutOfMemoryError e) {
@@ -213,6 +230,21 @@ public final class JitWarmup {
                     if (round % LARGE_EVERY_ROUNDS == 0) {
                         send(mesh.get(0), large, false, MESH_MEMBERS - 1);
                     }
+                }
+                if (!awaitDeliveries()) {
+                    return "deliveries stopped at " + received.get() + " of " + expected;
+                }
+            }
+            return null;
+        }
+
+        /** One message at a time until {@code deadline}: null when it came; else why it stopped. */
+        String paced(List<WarmupClient> mesh, WarmupClient publisher, long deadline) {
+            for (int i = 0; System.nanoTime() < deadline; i++) {
+                if (i % PACED_FANOUT_EVERY == 0) {
+                    send(publisher, video, false, FANOUT_SUBSCRIBERS);
+                } else {
+                    send(mesh.get(i % MESH_MEMBERS), small, i % 2 == 0, MESH_MEMBERS - 1);
                 }
                 if (!awaitDeliveries()) {
                     return "deliveries stopped at " + received.get() + " of " + expected;

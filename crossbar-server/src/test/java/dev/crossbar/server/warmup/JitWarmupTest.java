@@ -33,6 +33,9 @@ class JitWarmupTest {
         // Connections came and went while the traffic ran (ConnectionChurnTest: each path).
         assertTrue(report.connections() >= 1, report.describe());
         assertTrue(report.describe().startsWith("JIT warm-up: "), report.describe());
+        // The second pass, one message at a time, ran after the first.
+        assertTrue(report.elapsed().compareTo(Duration.ofMillis(300).plus(JitWarmup.SECOND_PASS)) >= 0,
+                report.describe());
         List<String> left = awaitOwnThreadsGone(before, Duration.ofSeconds(10));
         assertTrue(left.isEmpty(), "threads of the warm-up still running: " + left);
     }
