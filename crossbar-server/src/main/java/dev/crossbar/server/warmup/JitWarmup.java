@@ -126,7 +126,7 @@ public final class JitWarmup {
             // The traffic gets all of duration: setting up takes a cold JVM most of a second.
             stoppedBy = traffic.run(mesh, publisher, churn, System.nanoTime() + duration.toNanos());
             // The first pass keeps the loops busy, so they wake up seldom: the methods called once
-            // per wake-up (the event loop's own) come out of it half compiled, and reached C2 10-15 s
+            // per wake-up (the event loop's own) come out of it half compiled, and reached C2 10-17 s
             // into a 10-client mesh's traffic, on its clients' time (-XX:+PrintCompilation). Once the
             // compiler has caught up, a second pass sends one message at a time, each a wake-up.
             if (stoppedBy == null && !duration.isZero() && !duration.isNegative()) {
