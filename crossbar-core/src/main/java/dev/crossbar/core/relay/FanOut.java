@@ -97,10 +97,12 @@ public final class FanOut {
      * loop is a branch the JIT's warm-up never took once its relay is gone (the deployed relay's
      * loops are new), and taking it throws {@link #send}'s compiled code away; at a few messages a
      * second it then runs slower code for seconds. Loops not named here still get one on first use.
+     * Not through {@link #queueFor}: its miss branch would then be taken here, by the new relay, and
+     * once compiled on its own (not inlined in {@code send}) it traps on that branch too.
      */
     public void serve(Iterable<? extends EventExecutor> loops) {
         for (EventExecutor loop : loops) {
-            queueFor(loop);
+            queues.computeIfAbsent(loop, this::newQueue);
         }
     }
 
@@ -111,6 +113,10 @@ public final class FanOut {
 
     private LoopQueue queueFor(EventExecutor loop) {
         LoopQueue q = queues.get(loop);
-        return q != null ? q : queues.computeIfAbsent(loop, l -> new LoopQueue(l, maxLoopBacklogBytes));
+        return q != null ? q : queues.computeIfAbsent(loop, this::newQueue);
+    }
+
+    private LoopQueue newQueue(EventExecutor loop) {
+        return new LoopQueue(loop, maxLoopBacklogBytes);
     }
 }
