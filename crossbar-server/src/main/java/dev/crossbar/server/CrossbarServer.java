@@ -29,15 +29,16 @@ import dev.crossbar.server.stats.StatsSocketEndpoint;
 import dev.crossbar.server.transport.AdminInitializer;
 import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.tls.ServerTlsContext;
+import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;
 import dev.crossbar.server.transport.LoopReceiveBuffers;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -67,6 +68,9 @@ public final class CrossbarServer implements AutoCloseable {
     private static final LoopReceiveBuffers RECEIVE_BUFFERS = new LoopReceiveBuffers();
 
     private final ServerConfig config;
+    private final RelayLoops loops;
+    /** Whether the loops are this relay's own, stopped when it closes; else they outlive it. */
+    private final boolean ownsLoops;
     private final Transport transport;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -97,16 +101,20 @@ public final class CrossbarServer implements AutoCloseable {
     /** Whether start and stop are logged (not for the warm-up's relay). */
     private boolean announce = true;
 
-    private CrossbarServer(ServerConfig config) {
+    private CrossbarServer(ServerConfig config, RelayLoops given) {
         this.config = config;
+        if (given != null && given.ioLoops() != config.eventLoops()) {
+            throw new IllegalArgumentException("event loops: given " + given.ioLoops() + ", configured "
+                    + config.eventLoops());
+        }
         // First: invalid cluster options fail here, before any thread exists.
         this.cluster = config.nats() == null ? null
                 : new NatsBroker(config.nats(), config.nodeName(), config.maxMessageBytes());
-        this.transport = Transport.select(config.preferNativeTransport());
-        this.bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("crossbar-accept"),
-                transport.ioHandlerFactory());
-        this.workerGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), new DefaultThreadFactory("crossbar-io"),
-                transport.ioHandlerFactory());
+        this.ownsLoops = given == null;
+        this.loops = given != null ? given : RelayLoops.open(config.preferNativeTransport(), config.eventLoops());
+        this.transport = loops.transport();
+        this.bossGroup = loops.accept();
+        this.workerGroup = loops.io();
         this.topics = new TopicRegistry(config.maxTopics(), cluster == null ? Broker.LOCAL : cluster,
                 config.routing(), config.replayLimits());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
@@ -132,22 +140,30 @@ public final class CrossbarServer implements AutoCloseable {
      * @throws StartException with one line saying why (address in use, unknown host, ...)
      */
     public static CrossbarServer start(ServerConfig config) {
-        return start(config, true);
+        return start(config, null, true);
     }
 
     /**
-     * As {@link #start}, without the lines that announce the relay's start and stop: for a relay
-     * the process runs for itself, out of the operator's sight (the JIT warm-up).
+     * As {@link #start}, on {@code loops} (as many event loops as {@code config} has), which the
+     * relay does not stop when it closes: the caller does, after.
      */
-    public static CrossbarServer startQuietly(ServerConfig config) {
-        return start(config, false);
+    public static CrossbarServer start(ServerConfig config, RelayLoops loops) {
+        return start(config, requireNonNull(loops, "loops"), true);
     }
 
-    private static CrossbarServer start(ServerConfig config, boolean announce) {
+    /**
+     * As {@link #start(ServerConfig, RelayLoops)}, without the lines that announce the relay's start
+     * and stop: for a relay the process runs for itself, out of the operator's sight (the JIT warm-up).
+     */
+    public static CrossbarServer startQuietly(ServerConfig config, RelayLoops loops) {
+        return start(config, requireNonNull(loops, "loops"), false);
+    }
+
+    private static CrossbarServer start(ServerConfig config, RelayLoops loops, boolean announce) {
         requireNonNull(config, "config");
         CrossbarServer server;
         try {
-            server = new CrossbarServer(config);
+            server = new CrossbarServer(config, loops);
         } catch (IllegalArgumentException e) {
             throw new StartException(e.getMessage(), e);
         }
@@ -158,7 +174,7 @@ public final class CrossbarServer implements AutoCloseable {
             if (server.cluster != null) {
                 server.cluster.close();
             }
-            server.shutdownGroups();
+            server.shutdownThreads();
             throw e;
         }
         return server;
@@ -192,6 +208,7 @@ public final class CrossbarServer implements AutoCloseable {
             cluster.start(router);
         }
 
+        RECEIVE_BUFFERS.lendTo(workerGroup, ByteBufAllocator.DEFAULT);
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(transport.serverChannel())
@@ -436,21 +453,20 @@ public final class CrossbarServer implements AutoCloseable {
         if (cluster != null) {
             cluster.close();
         }
-        shutdownGroups();
+        shutdownThreads();
         if (announce) {
             log.info("Crossbar stopped ({} clients closed)", open);
         }
     }
 
-    private void shutdownGroups() {
+    private void shutdownThreads() {
         if (tls != null) {
             tls.close();
         }
-        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         adminExecutor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        bossGroup.terminationFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
-        workerGroup.terminationFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        if (ownsLoops) {
+            loops.close();
+        }
         adminExecutor.terminationFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
         metrics.close();
     }

@@ -7,6 +7,7 @@ import dev.crossbar.server.auth.AuthConfig;
 import dev.crossbar.server.auth.VerificationKeys;
 import dev.crossbar.server.tls.TlsConfig;
 import dev.crossbar.server.tls.TlsProvider;
+import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.warmup.JitWarmup;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -378,13 +379,16 @@ public final class CrossbarCommand implements Callable<Integer> {
             System.err.println("crossbar: --warm-up: " + warmUp + " (expected: 0 to " + MAX_WARM_UP.toMinutes() + "m)");
             return 2;
         }
+        // The warm-up's relay and the deployed one run on the same loops: see RelayLoops for why.
+        RelayLoops loops = RelayLoops.open(config.preferNativeTransport(), config.eventLoops());
         if (!warmUp.isZero()) {
-            log.info(JitWarmup.run(config, warmUp).describe());
+            log.info(JitWarmup.run(config, warmUp, loops).describe());
         }
         CrossbarServer server;
         try {
-            server = CrossbarServer.start(config);
+            server = CrossbarServer.start(config, loops);
         } catch (CrossbarServer.StartException e) {
+            loops.close();
             System.err.println("crossbar: " + e.getMessage());
             return 1;
         }
@@ -394,6 +398,7 @@ public final class CrossbarCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
+            loops.close();
             stopped.countDown();
         }, "crossbar-shutdown"));
         try {

@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Connections coming and going while the warm-up's traffic runs: one at a time, each upgraded on
  * the next of {@link #PATHS}, sending one small message, then closed (with a close frame every
- * other time, as browsers do; else by dropping the TCP connection, as a lost client does).
+ * other time, as browsers do; else by dropping the TCP connection, as a lost client does). Once per
+ * round of the paths, before the next upgrade, a {@linkplain WarmupClient#probe probe} connects,
+ * writes a line break or nothing, and hangs up, as health checks do.
  *
  * <p>Why: the JIT compiles the pipeline's shared methods ({@code ByteToMessageDecoder}, the handler
  * contexts, the epoll channel's read loop) for the types and branches it has profiled. With steady
@@ -19,7 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * accept, the HTTP codec, a move to the topic's loop, a topic created) runs into compiled code that
  * never saw it: measured, 34 uncommon traps within 0.7 s of the first real connections, after which
  * those methods ran profiled for 5 s until C2 compiled them again, inside a benchmark's measured
- * window. Connections interleaved with the traffic put those paths into the profiles first.
+ * window. Connections interleaved with the traffic put those paths into the profiles first. The
+ * probes add a read that returns only the end of the stream, which no client's read here did:
+ * the first probe at the deployed relay (the benchmark's readiness check) threw the read path's
+ * compiled code away, and C2 compiled it again 7 s later.
  *
  * <p>Ownership: the message sent is a wrapped array, released by the channel once written; what the
  * churned connections receive is counted into their own counter and released by {@link WarmupClient}.
@@ -31,6 +36,8 @@ final class ConnectionChurn {
     /** Receivers of the message each path's connection sends: the mesh's members; none on /out/ or alone. */
     private static final int[] RECEIVERS = {JitWarmup.MESH_MEMBERS, 0, 0};
     private static final int CLOSE_WAIT_MILLIS = 1_000;
+    /** What the probes write before hanging up, in turn: a line break (as {@code echo > /dev/tcp/...}), nothing. */
+    private static final List<String> PROBE_LINES = List.of("\n", "");
 
     private final EventLoopGroup group;
     private final Class<? extends SocketChannel> socket;
@@ -41,6 +48,7 @@ final class ConnectionChurn {
     private final AtomicLong ownReceived = new AtomicLong();
     private WarmupClient current;
     private long opened;
+    private long probes;
 
     ConnectionChurn(EventLoopGroup group, Class<? extends SocketChannel> socket, InetSocketAddress relay,
                     int maxFrame, byte[] message) {
@@ -59,6 +67,9 @@ final class ConnectionChurn {
     int step() throws Exception {
         close();
         int path = (int) (opened % PATHS.size());
+        if (path == 0) {
+            WarmupClient.probe(group, socket, relay, PROBE_LINES.get((int) (probes++ % PROBE_LINES.size())));
+        }
         current = WarmupClient.connect(group, socket, relay, PATHS.get(path), maxFrame, ownReceived);
         opened++;
         current.send(Unpooled.wrappedBuffer(message), false);
@@ -68,6 +79,11 @@ final class ConnectionChurn {
     /** Connections opened so far. */
     long opened() {
         return opened;
+    }
+
+    /** Probes made so far: connections that were no client. */
+    long probes() {
+        return probes;
     }
 
     /** Closes the open connection, if any; waits a bounded time for the close to complete. */

@@ -4,11 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.server.CrossbarServer;
 import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -24,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * the deployed one's event loops, transport and message limit, on an ephemeral loopback port,
  * carries a mesh of small binary and text messages, a fan-out of 4,600-byte ones to more members
  * than one loop takes (so the hand-off between loops runs too), and now and then a 64 KiB message,
- * one frame per write, while connections come and go ({@link ConnectionChurn}); then it is shut down.
+ * one frame per write, while connections come and go ({@link ConnectionChurn}); then it is closed,
+ * and the deployed relay serves on its loops.
  *
  * <p>Why: the JIT compiles a method after thousands of calls. At the rates a lab relay often sees
  * (a camera at 30 frames a second to ten viewers, say), that takes minutes, and until then the
@@ -34,8 +34,8 @@ import java.util.concurrent.locks.LockSupport;
  * compiles serves the real one. The cost is paid once, at start ({@code --warm-up}, 0 skips it).
  *
  * <p>It never stops the relay from starting: whatever goes wrong ends the warm-up early and is
- * reported in the {@link Report}. Nothing of it outlives {@link #run}: its relay, clients and
- * threads are closed, and every buffer it sent or received is released.
+ * reported in the {@link Report}. Nothing of it but the loops it ran on outlives {@link #run}: its
+ * relay and clients are closed, and every buffer it sent or received is released.
  */
 public final class JitWarmup {
 
@@ -63,6 +63,14 @@ public final class JitWarmup {
     static final Duration SECOND_PASS = Duration.ofSeconds(1);
     /** In the second pass, one message in this many goes to the fan-out (to both loops), the rest to the mesh. */
     private static final int PACED_FANOUT_EVERY = 4;
+    /**
+     * In the second pass, one connection opened and one closed per this many messages. Why: C2
+     * compiles the read path again during the second pass, from that pass's profile; without
+     * connections ending in it, the recompiled read never saw a read return nothing or end of
+     * stream, and a deployed relay's first client to hang up threw it away again (measured: an
+     * uncommon trap in {@code epollInReady}, recompiled 6.5 s later).
+     */
+    private static final int PACED_CHURN_EVERY = 64;
 
     private JitWarmup() {
     }
@@ -90,16 +98,18 @@ public final class JitWarmup {
     }
 
     /**
-     * Carries traffic through a relay like {@code deployed} for about {@code duration} (after its
-     * clients have connected), then closes it. Blocks; call before the deployed relay starts.
+     * Carries traffic through a relay like {@code deployed}, on {@code loops}, for about {@code
+     * duration} (after its clients have connected), then closes it; the loops go on, for the
+     * deployed relay (see {@link RelayLoops} for why). Its clients run on the accepting loop.
+     * Blocks; call before the deployed relay starts.
      */
-    public static Report run(ServerConfig deployed, Duration duration) {
+    public static Report run(ServerConfig deployed, Duration duration, RelayLoops loops) {
         requireNonNull(deployed, "deployed");
         requireNonNull(duration, "duration");
+        requireNonNull(loops, "loops");
         long start = System.nanoTime();
-        Transport transport = Transport.select(deployed.preferNativeTransport());
-        EventLoopGroup clients = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("crossbar-warm-up"),
-                transport.ioHandlerFactory());
+        Transport transport = loops.transport();
+        EventLoopGroup clients = loops.accept();
         AtomicLong received = new AtomicLong();
         Traffic traffic = new Traffic(received, deployed.maxMessageBytes());
         String stoppedBy = null;
@@ -107,7 +117,7 @@ public final class JitWarmup {
         List<WarmupClient> connected = new ArrayList<>();
         ConnectionChurn churn = null;
         try {
-            relay = CrossbarServer.startQuietly(relayLike(deployed));
+            relay = CrossbarServer.startQuietly(relayLike(deployed), loops);
             InetSocketAddress address = relay.localAddress();
             int maxFrame = Math.max(LARGE_BYTES, deployed.maxMessageBytes());
             List<WarmupClient> mesh = new ArrayList<>();
@@ -131,7 +141,7 @@ public final class JitWarmup {
             // compiler has caught up, a second pass sends one message at a time, each a wake-up.
             if (stoppedBy == null && !duration.isZero() && !duration.isNegative()) {
                 CompilerQuiet.await();
-                stoppedBy = traffic.paced(mesh, publisher, System.nanoTime() + SECOND_PASS.toNanos());
+                stoppedBy = traffic.paced(mesh, publisher, churn, System.nanoTime() + SECOND_PASS.toNanos());
                 CompilerQuiet.await();
             }
         } catch (Exception e) {
@@ -148,7 +158,6 @@ public final class JitWarmup {
             if (relay != null) {
                 relay.close();
             }
-            clients.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
         return new Report(traffic.messages, traffic.expected, received.get(), churn == null ? 0 : churn.opened(),
                 Duration.ofNanos(System.nanoTime() - start), stoppedBy);
@@ -239,9 +248,13 @@ public final class JitWarmup {
         }
 
         /** One message at a time until {@code deadline}: null when it came; else why it stopped. */
-        String paced(List<WarmupClient> mesh, WarmupClient publisher, long deadline) {
+        String paced(List<WarmupClient> mesh, WarmupClient publisher, ConnectionChurn churn, long deadline)
+                throws Exception {
             for (int i = 0; System.nanoTime() < deadline; i++) {
-                if (i % PACED_FANOUT_EVERY == 0) {
+                if (i % PACED_CHURN_EVERY == 0) {
+                    expected += churn.step();
+                    messages++;
+                } else if (i % PACED_FANOUT_EVERY == 0) {
                     send(publisher, video, false, FANOUT_SUBSCRIBERS);
                 } else {
                     send(mesh.get(i % MESH_MEMBERS), small, i % 2 == 0, MESH_MEMBERS - 1);

@@ -2,9 +2,12 @@ package dev.crossbar.server.warmup;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -22,6 +25,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -76,6 +80,29 @@ final class WarmupClient {
             throw e;
         }
         return new WarmupClient(connected.channel());
+    }
+
+    /**
+     * A connection that is no client: it writes {@code line} (perhaps nothing) and hangs up, as a
+     * TCP health check, a port scanner or a benchmark's readiness probe does. Returns once it is
+     * closed here; the relay reads the end of the stream after that.
+     */
+    static void probe(EventLoopGroup group, Class<? extends SocketChannel> socket, InetSocketAddress relay,
+                      String line) {
+        ChannelFuture connected = new Bootstrap().group(group).channel(socket)
+                .handler(new ChannelInboundHandlerAdapter()) // whatever the relay answers is released by the pipeline
+                .connect(relay);
+        if (!connected.awaitUninterruptibly(HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                || !connected.isSuccess()) {
+            connected.channel().close();
+            throw new IllegalStateException("cannot connect to " + relay, connected.cause());
+        }
+        Channel ch = connected.channel();
+        if (!line.isEmpty()) {
+            ch.write(Unpooled.copiedBuffer(line, StandardCharsets.US_ASCII), ch.voidPromise());
+        }
+        ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE)
+                .channel().closeFuture().awaitUninterruptibly(HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Writes one message as one frame and flushes it, as browsers and most clients do. Takes {@code payload}. */

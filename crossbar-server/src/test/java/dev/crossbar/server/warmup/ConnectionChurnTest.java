@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.crossbar.server.CrossbarServer;
 import dev.crossbar.server.ServerConfig;
 import dev.crossbar.server.testing.RelayServerExtension;
+import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -20,20 +21,23 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The warm-up's churn on real sockets: each step upgrades a connection on the next path, whose
- * message reaches exactly the receivers it reports, and leaves no connection behind once closed.
+ * message reaches exactly the receivers it reports, and leaves no connection behind once closed;
+ * the probes between them (a line break or nothing, then a hang-up) disturb none of it.
  */
 class ConnectionChurnTest {
 
     private static final Duration BOUND = Duration.ofSeconds(10);
 
+    private RelayLoops loops;
     private CrossbarServer relay;
     private EventLoopGroup clients;
     private final List<WarmupClient> mesh = new ArrayList<>();
 
     @BeforeEach
     void start() {
+        loops = RelayLoops.open(true, 2);
         relay = CrossbarServer.startQuietly(JitWarmup.relayLike(
-                ServerConfig.builder().listen("127.0.0.1:0").eventLoops(2).build()));
+                ServerConfig.builder().listen("127.0.0.1:0").eventLoops(2).build()), loops);
         clients = new MultiThreadIoEventLoopGroup(1, Transport.select(true).ioHandlerFactory());
     }
 
@@ -41,6 +45,7 @@ class ConnectionChurnTest {
     void stop() {
         mesh.forEach(c -> c.close().awaitUninterruptibly(1, TimeUnit.SECONDS));
         relay.close();
+        loops.close();
         clients.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
     }
 
@@ -66,6 +71,7 @@ class ConnectionChurnTest {
         churn.close();
 
         assertEquals(2L * ConnectionChurn.PATHS.size(), churn.opened());
+        assertEquals(2L, churn.probes(), "one probe per round of the paths");
         // Only the mesh path's messages have receivers: one per member, twice.
         assertEquals(2L * JitWarmup.MESH_MEMBERS, owed);
         awaitValue("the last connection closed", relay::connections, JitWarmup.MESH_MEMBERS);
