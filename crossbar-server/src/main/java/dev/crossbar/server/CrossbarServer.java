@@ -33,7 +33,6 @@ import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;
 import dev.crossbar.server.transport.LoopReceiveBuffers;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpRequest;
@@ -208,7 +207,6 @@ public final class CrossbarServer implements AutoCloseable {
             cluster.start(router);
         }
 
-        RECEIVE_BUFFERS.lendTo(workerGroup, ByteBufAllocator.DEFAULT);
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(transport.serverChannel())

@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
 
 /**
@@ -51,25 +50,6 @@ public final class LoopReceiveBuffers implements RecvByteBufAllocator {
 
     public LoopReceiveBuffers() {
         sizes.maxMessagesPerRead(MAX_READS_PER_WAKEUP);
-    }
-
-    /**
-     * Gives each of {@code loops} its buffer now, before its first read (the task runs ahead of any
-     * channel the loop is given later). Why: the JIT warm-up's relay runs on loops of its own, so
-     * its reads compile the lending path with the loop's buffer always there; the deployed relay's
-     * new loops, finding none on their first read, then threw that compiled read path away and ran
-     * slower code until it was compiled again, seconds into serving.
-     */
-    @SuppressWarnings("deprecation") // as in newHandle
-    public void lendTo(Iterable<? extends EventExecutor> loops, ByteBufAllocator alloc) {
-        int size = sizes.newHandle().guess();
-        for (EventExecutor loop : loops) {
-            loop.execute(() -> {
-                if (KEPT.getIfExists() == null) {
-                    KEPT.set(alloc.ioBuffer(size));
-                }
-            });
-        }
     }
 
     @Override

@@ -6,19 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.DefaultEventExecutor;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -172,44 +165,5 @@ class LoopReceiveBuffersTest {
             assertEquals(1, b.refCnt(), "held by the loop while it runs");
         });
         assertEquals(0, kept.get().refCnt(), "freed with the thread");
-    }
-
-    /** A loop given its buffer ahead lends that one on its first read: no first read finds none. */
-    @Test
-    void aLoopGivenItsBufferAheadLendsItOnItsFirstRead() throws Exception {
-        List<ByteBuf> taken = new CopyOnWriteArrayList<>();
-        ByteBufAllocator counting = new AbstractByteBufAllocator(true) {
-            @Override
-            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-                ByteBuf b = Unpooled.directBuffer(initialCapacity, maxCapacity);
-                taken.add(b);
-                return b;
-            }
-
-            @Override
-            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-                throw new AssertionError("receive buffers are direct");
-            }
-
-            @Override
-            public boolean isDirectBufferPooled() {
-                return false;
-            }
-        };
-        LoopReceiveBuffers buffers = new LoopReceiveBuffers();
-        DefaultEventExecutor loop = new DefaultEventExecutor(new DefaultThreadFactory("lend-test"));
-        try {
-            buffers.lendTo(List.of(loop), counting);
-            loop.submit(() -> { }).get(10, TimeUnit.SECONDS); // tasks run in order: lendTo's has run
-            assertEquals(1, taken.size(), "one buffer taken, ahead of any read");
-            ByteBuf first = loop.submit(() -> buffers.newHandle().allocate(counting)).get(10, TimeUnit.SECONDS);
-            assertEquals(1, taken.size(), "none taken by the read");
-            assertSame(taken.get(0), first, "the first read borrowed it");
-            assertEquals(2, first.refCnt(), "the loop's reference and the reader's");
-            first.release();
-        } finally {
-            assertTrue(loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS), "loop ended");
-        }
-        assertEquals(0, taken.get(0).refCnt(), "freed with the loop's thread");
     }
 }
