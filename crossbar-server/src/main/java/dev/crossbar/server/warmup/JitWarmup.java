@@ -69,7 +69,7 @@ public final class JitWarmup {
      * messages queued back to back for the same receivers as one run ({@code LoopQueue.drainRun}),
      * which single messages never make; left at the first pass's profile, the run path reached C2
      * only 3-13 s into a mesh's traffic, one compilation of 0.17-0.24 s of CPU (as much as the relay
-     * spent relaying in a second of it).
+     * spent relaying in 5-8 s of it).
      */
     private static final int PACED_BURST_EVERY = 8;
     private static final int PACED_BURST = 4;
