@@ -125,8 +125,7 @@ class SmallFrameBuffersTest {
             return null;
         });
         hold.countDown();
-        otherLoop.submit(() -> { }).get(10, TimeUnit.SECONDS);
-        otherLoop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        settle();
         assertPayloads(List.of(one, two), there.received);
         assertPayloads(List.of(one, two), here.received);
         assertNotSame(here.contents.get(0), here.contents.get(1), "a buffer another loop held was read into again");
@@ -137,9 +136,22 @@ class SmallFrameBuffersTest {
             fanOut.send(thisLoop, sender, false, alloc.directBuffer(70).writeBytes(two), alloc, System.nanoTime());
             return null;
         });
+        settle();
         assertPayloads(List.of(one, two, one, two), here.received);
         assertSame(here.contents.get(2), here.contents.get(3), "the second message had a buffer of its own");
         assertEquals(List.of(), sender.received, "echoed to its sender");
+    }
+
+    /**
+     * Until what the sends left queued has run: the sender's loop ends its batch in a task of its
+     * own (which hands the other loop its share), and the other loop then drains and flushes. Tasks
+     * run in order on each loop, so a no-op behind them on each, sender's loop first, is enough.
+     */
+    private void settle() throws Exception {
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        otherLoop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        otherLoop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
     }
 
     private static byte[] pattern(int seed, int length) {
