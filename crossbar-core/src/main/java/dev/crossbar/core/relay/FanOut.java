@@ -94,8 +94,8 @@ public final class FanOut {
 
     /**
      * Creates the queues of the relay's event loops now. Why: a queue made on the first send to a
-     * loop is a branch the JIT's warm-up never took once its relay is gone (the deployed relay's
-     * loops are new), and taking it throws {@link #send}'s compiled code away; at a few messages a
+     * loop is a branch the JIT's warm-up took only at its own start (each relay has a fan-out of
+     * its own, even on the same loops), and taking it throws {@link #send}'s compiled code away; at a few messages a
      * second it then runs slower code for seconds. Loops not named here still get one on first use.
      * Not through {@link #queueFor}: its miss branch would then be taken here, by the new relay, and
      * once compiled on its own (not inlined in {@code send}) it traps on that branch too.

@@ -257,7 +257,10 @@ public final class JitWarmup {
             return null;
         }
 
-        /** One message at a time until {@code deadline}: null when it came; else why it stopped. */
+        /**
+         * One message at a time until {@code deadline}, with now and then a burst from one sender
+         * and a connection opened and closed: null when it came; else why it stopped.
+         */
         String paced(List<WarmupClient> mesh, WarmupClient publisher, ConnectionChurn churn, long deadline)
                 throws Exception {
             for (int i = 0; System.nanoTime() < deadline; i++) {

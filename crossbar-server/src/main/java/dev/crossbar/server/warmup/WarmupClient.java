@@ -97,11 +97,9 @@ final class WarmupClient {
             connected.channel().close();
             throw new IllegalStateException("cannot connect to " + relay, connected.cause());
         }
-        Channel ch = connected.channel();
-        if (!line.isEmpty()) {
-            ch.write(Unpooled.copiedBuffer(line, StandardCharsets.US_ASCII), ch.voidPromise());
-        }
-        ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE)
+        // The line's buffer is the channel's once written; the close follows the write.
+        connected.channel().writeAndFlush(Unpooled.copiedBuffer(line, StandardCharsets.US_ASCII))
+                .addListener(ChannelFutureListener.CLOSE)
                 .channel().closeFuture().awaitUninterruptibly(HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
