@@ -1,5 +1,6 @@
 package dev.crossbar.server;
 
+import dev.crossbar.server.config.ServerConfig;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;
@@ -11,13 +12,16 @@ import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.health.LoopHealth;
+import dev.crossbar.server.health.LoopHealthMetrics;
+import dev.crossbar.server.cluster.NatsMetrics;
+import dev.crossbar.server.pair.SessionMetrics;
 import dev.crossbar.server.cluster.NatsStatsLink;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
 import dev.crossbar.server.metrics.MetricsEndpoint;
 import dev.crossbar.server.metrics.RelayMetrics;
-import dev.crossbar.server.pair.SessionLink;
+import dev.crossbar.server.cluster.NatsSessionLink;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
@@ -96,7 +100,7 @@ public final class CrossbarServer implements AutoCloseable {
     /** 1:1 sessions: hosts and sessions waiting for them. */
     private final SessionRegistry pairs;
     /** Sessions across nodes, or null for a node on its own. */
-    private SessionLink sessionLink;
+    private NatsSessionLink sessionLink;
     /** Whether start and stop are logged (not for the warm-up's relay). */
     private boolean announce = true;
 
@@ -125,12 +129,12 @@ public final class CrossbarServer implements AutoCloseable {
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
         this.loopHealth = new LoopHealth(router.fanOut(), eventLoops(), config.healthProbeInterval(),
                 config.healthMaxProbeAge(), adminExecutor);
-        metrics.bindHealth(loopHealth);
+        metrics.bind(new LoopHealthMetrics(loopHealth));
         metrics.bindLimits(config.maxConnections(), config.maxTopics());
         this.access = config.auth().enabled()
                 ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
         this.pairs = new SessionRegistry(config.sessions());
-        metrics.bindSessions(pairs);
+        metrics.bind(new SessionMetrics(pairs));
     }
 
     /**
@@ -203,7 +207,7 @@ public final class CrossbarServer implements AutoCloseable {
             }
         }
         if (cluster != null) {
-            metrics.bindCluster(cluster);
+            metrics.bind(new NatsMetrics(cluster));
             cluster.start(router);
         }
 
@@ -293,7 +297,7 @@ public final class CrossbarServer implements AutoCloseable {
             url = (tls != null ? "wss://" : "ws://") + (a.getAddress() instanceof java.net.Inet6Address
                     ? "[" + a.getHostString() + "]" : a.getHostString()) + ":" + a.getPort();
         }
-        sessionLink = new SessionLink(config.nats(), config.nodeName(), url, pairs);
+        sessionLink = new NatsSessionLink(config.nats(), config.nodeName(), url, pairs);
         pairs.link(sessionLink);
         sessionLink.start();
     }

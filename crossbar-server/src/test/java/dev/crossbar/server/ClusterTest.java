@@ -1,5 +1,6 @@
 package dev.crossbar.server;
 
+import dev.crossbar.server.config.ServerConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.crossbar.server.cluster.NatsBroker;
-import dev.crossbar.server.cluster.NatsConfig;
+import dev.crossbar.server.config.NatsConfig;
 import dev.crossbar.server.cluster.NatsStats;
 import dev.crossbar.server.testing.CrossbarCluster;
 import dev.crossbar.server.testing.JdkClient;

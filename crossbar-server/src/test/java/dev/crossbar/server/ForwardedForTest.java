@@ -1,5 +1,6 @@
 package dev.crossbar.server;
 
+import dev.crossbar.server.config.ServerConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static dev.crossbar.server.testing.StatsReader.clientByAgent;
 import static dev.crossbar.server.testing.StatsReader.nextWhere;

@@ -1,5 +1,6 @@
 package dev.crossbar.server;
 
+import dev.crossbar.server.config.SlowConsumerPolicy;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -5,7 +5,7 @@ import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.transport.ConnectionLimiter;

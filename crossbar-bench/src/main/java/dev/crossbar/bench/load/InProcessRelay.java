@@ -1,7 +1,7 @@
 package dev.crossbar.bench.load;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.core.route.RoutingTable;
 import java.lang.management.ManagementFactory;
 import java.net.URI;

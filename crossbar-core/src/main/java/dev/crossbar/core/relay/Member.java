@@ -2,6 +2,7 @@ package dev.crossbar.core.relay;
 
 import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;
+import dev.crossbar.core.stats.ClientIdentity;
 import dev.crossbar.core.stats.ConnectionStats;
 import io.netty.util.concurrent.EventExecutor;
 
@@ -19,6 +20,11 @@ public interface Member {
     Route route();
 
     ConnectionStats stats();
+
+    /** Who this member is, for statistics; by default an id and nothing else. */
+    default ClientIdentity client() {
+        return ClientIdentity.anonymous(this);
+    }
 
     /**
      * Whether this connection may send now, beyond what its role allows: access control narrows it

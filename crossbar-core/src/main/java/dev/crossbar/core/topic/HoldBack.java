@@ -25,27 +25,48 @@ import java.util.function.Consumer;
  */
 public final class HoldBack {
 
-    /** The holder that stands for the link to other nodes while it is behind ({@link #holdForLink}). */
-    public static final Object LINK = new Object() {
+    /** Who holds a stream's senders back: one of the stream's receivers here, another node, or the link. */
+    public sealed interface Holder permits Receiver, Node, Link {
+        /** How statistics name this holder. */
+        String label();
+    }
+
+    /** A receiver on this node that has more than its bound waiting. */
+    public record Receiver(Member member) implements Holder {
         @Override
-        public String toString() {
+        public String label() {
+            return member.client().connectionId();
+        }
+    }
+
+    /** Another node, whose receivers of this stream are behind. */
+    public record Node(String name) implements Holder {
+        @Override
+        public String label() {
+            return "node " + name;
+        }
+    }
+
+    /** The link to other nodes while it is behind ({@link #holdForLink}). */
+    public enum Link implements Holder {
+        INSTANCE;
+
+        @Override
+        public String label() {
             return "cluster link";
         }
-    };
+    }
 
     private final Topic topic;
     /** Told when whether this node's own receivers hold the senders changes (the cluster broker). */
     private final Consumer<Boolean> localHoldChanged;
-    /**
-     * Who holds the senders now, and since when: local receivers ({@link Member}) and other nodes
-     * (their name as a {@link String}). Guarded by {@code this}.
-     */
-    private final Map<Object, Long> holders = new LinkedHashMap<>();
+    /** Who holds the senders now, and since when. Guarded by {@code this}. */
+    private final Map<Holder, Long> holders = new LinkedHashMap<>();
     /** Other nodes holding now: when their hold was last repeated. Guarded by {@code this}. */
     private final Map<String, Long> remoteSeen = new HashMap<>();
     private int localHolders;
     /** Nanoseconds each holder present has held the senders, finished holds only. Guarded by {@code this}. */
-    private final Map<Object, Long> heldFor = new HashMap<>();
+    private final Map<Holder, Long> heldFor = new HashMap<>();
     private long heldSince;
     private long heldNanos;
     private volatile boolean held;
@@ -62,12 +83,12 @@ public final class HoldBack {
 
     /** {@code receiver} is over its bound: hold the senders if no one else was already. */
     public void hold(Member receiver) {
-        add(receiver, true);
+        add(new Receiver(receiver), true);
     }
 
     /** {@code receiver} is back under its bound, or gone: read the senders again if no one else holds them. */
     public void release(Member receiver) {
-        remove(receiver, true);
+        remove(new Receiver(receiver), true);
     }
 
     /** Node {@code node}'s receivers hold this stream back; repeated while they do. */
@@ -75,7 +96,7 @@ public final class HoldBack {
         synchronized (this) {
             remoteSeen.put(node, System.nanoTime());
         }
-        add(node, false);
+        add(new Node(node), false);
     }
 
     /** Node {@code node}'s receivers no longer hold this stream back. */
@@ -83,7 +104,7 @@ public final class HoldBack {
         synchronized (this) {
             remoteSeen.remove(node);
         }
-        remove(node, false);
+        remove(new Node(node), false);
     }
 
     /**
@@ -91,12 +112,12 @@ public final class HoldBack {
      * senders until the link has room again. Not told to other nodes: it is this node's link.
      */
     public void holdForLink() {
-        add(LINK, false);
+        add(Link.INSTANCE, false);
     }
 
     /** The link has room again. */
     public void releaseForLink() {
-        remove(LINK, false);
+        remove(Link.INSTANCE, false);
     }
 
     /** Releases other nodes' holds not repeated within {@code maxAgeNanos}. */
@@ -113,11 +134,11 @@ public final class HoldBack {
             }
         }
         for (String node : expired) {
-            remove(node, false);
+            remove(new Node(node), false);
         }
     }
 
-    private void add(Object holder, boolean local) {
+    private void add(Holder holder, boolean local) {
         boolean changed;
         boolean localChanged = false;
         synchronized (this) {
@@ -143,7 +164,7 @@ public final class HoldBack {
         }
     }
 
-    private void remove(Object holder, boolean local) {
+    private void remove(Holder holder, boolean local) {
         boolean changed;
         boolean localChanged = false;
         synchronized (this) {
@@ -174,7 +195,7 @@ public final class HoldBack {
     void left(Member member) {
         release(member);
         synchronized (this) {
-            heldFor.remove(member);
+            heldFor.remove(new Receiver(member));
         }
     }
 
@@ -198,12 +219,9 @@ public final class HoldBack {
         return heldNanos + (holders.isEmpty() ? 0 : now - heldSince);
     }
 
-    /**
-     * Per holder, a local {@link Member} or another node's name: for how long it has held the
-     * senders in all, the current hold included.
-     */
-    public synchronized Map<Object, Long> heldBy(long now) {
-        Map<Object, Long> out = new LinkedHashMap<>();
+    /** Per holder: for how long it has held the senders in all, the current hold included. */
+    public synchronized Map<Holder, Long> heldBy(long now) {
+        Map<Holder, Long> out = new LinkedHashMap<>();
         heldFor.forEach(out::put);
         holders.forEach((m, since) -> out.merge(m, now - since, Long::sum));
         return out;

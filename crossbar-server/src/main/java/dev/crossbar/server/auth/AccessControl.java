@@ -1,5 +1,6 @@
 package dev.crossbar.server.auth;
 
+import dev.crossbar.server.config.AuthConfig;
 import static java.util.Objects.requireNonNull;
 
 import com.nimbusds.jwt.JWTClaimsSet;

@@ -1,5 +1,7 @@
 package dev.crossbar.server.auth;
 
+import dev.crossbar.server.config.VerificationKeys;
+import dev.crossbar.server.config.AuthConfig;
 import static java.util.Objects.requireNonNull;
 
 import com.nimbusds.jose.JOSEException;

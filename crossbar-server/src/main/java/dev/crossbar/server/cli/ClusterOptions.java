@@ -1,6 +1,6 @@
 package dev.crossbar.server.cli;
 
-import dev.crossbar.server.cluster.NatsConfig;
+import dev.crossbar.server.config.NatsConfig;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 

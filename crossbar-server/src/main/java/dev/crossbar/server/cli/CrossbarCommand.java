@@ -1,12 +1,12 @@
 package dev.crossbar.server.cli;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.ServerConfig;
-import dev.crossbar.server.SlowConsumerPolicy;
-import dev.crossbar.server.auth.AuthConfig;
-import dev.crossbar.server.auth.VerificationKeys;
-import dev.crossbar.server.tls.TlsConfig;
-import dev.crossbar.server.tls.TlsProvider;
+import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.server.config.SlowConsumerPolicy;
+import dev.crossbar.server.config.AuthConfig;
+import dev.crossbar.server.config.VerificationKeys;
+import dev.crossbar.server.config.TlsConfig;
+import dev.crossbar.server.config.TlsProvider;
 import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.warmup.JitWarmup;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.crossbar.server.cli;
 
-import dev.crossbar.server.pair.SessionConfig;
+import dev.crossbar.server.config.SessionConfig;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 

@@ -1,2 +1,2 @@
-/** The command line: flags and environment mapped onto {@link dev.crossbar.server.ServerConfig}. */
+/** The command line: flags and environment mapped onto {@link dev.crossbar.server.config.ServerConfig}. */
 package dev.crossbar.server.cli;

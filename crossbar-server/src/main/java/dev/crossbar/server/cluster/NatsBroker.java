@@ -1,5 +1,6 @@
 package dev.crossbar.server.cluster;
 
+import dev.crossbar.server.config.NatsConfig;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;

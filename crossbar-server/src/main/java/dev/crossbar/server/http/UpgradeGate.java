@@ -7,8 +7,6 @@ import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.http.HandshakeFailures.Reason;
-import dev.crossbar.server.pair.SessionGate;
-import dev.crossbar.server.pair.SessionPaths;
 import dev.crossbar.server.websocket.ClientInfo;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -51,8 +49,8 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
     private final boolean trustForwardedFor;
     private final Set<String> allowedOrigins;
     private final TopicRegistry topics;
-    /** 1:1 sessions: session paths and session streams; null where {@code routes} is null. */
-    private final SessionGate sessions;
+    /** Upgrades that do not join a topic (1:1 sessions); {@link UpgradeAdmission#NONE} if none. */
+    private final UpgradeAdmission admission;
 
     public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints) {
         this(routes, endpoints, new HandshakeFailures(), false, Set.of(), null, null);
@@ -70,19 +68,19 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
      * @param allowedOrigins browser origins that may upgrade; empty allows any
      * @param topics consulted so that a connection that would exceed the topic limit is refused
      *               here; null where {@code routes} is null
-     * @param sessions admits session paths ({@code /session/<id>}, reserved) and fits session streams'
-     *               pipelines; null: no sessions here
+     * @param admission takes over the upgrades that do not join a topic (1:1 sessions: their reserved
+     *               paths and their streams); null: none here
      */
     public UpgradeGate(RouteParser routes, Map<String, HttpEndpoint> endpoints, HandshakeFailures failures,
                        boolean trustForwardedFor, Set<String> allowedOrigins, TopicRegistry topics,
-                       SessionGate sessions) {
+                       UpgradeAdmission admission) {
         this.routes = routes;
         this.endpoints = requireNonNull(endpoints, "endpoints");
         this.failures = requireNonNull(failures, "failures");
         this.trustForwardedFor = trustForwardedFor;
         this.allowedOrigins = Set.copyOf(allowedOrigins);
         this.topics = topics;
-        this.sessions = sessions;
+        this.admission = admission == null ? UpgradeAdmission.NONE : admission;
     }
 
     @Override
@@ -160,9 +158,7 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());
             return false;
         }
-        SessionGate.Admission session = sessions == null ? null
-                : SessionPaths.isReserved(route.path()) ? sessions.claim(ctx.pipeline(), route.path())
-                : sessions.admit(ctx.pipeline(), route);
+        UpgradeAdmission.Admission session = admission.admit(ctx.pipeline(), route);
         if (session != null) {
             if (session.refused() != null) {
                 failures.record(session.refused().reason());

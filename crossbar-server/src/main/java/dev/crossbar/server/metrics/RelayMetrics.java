@@ -7,15 +7,11 @@ import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
 import dev.crossbar.core.topic.TopicRegistry;
-import dev.crossbar.server.cluster.NatsBroker;
-import dev.crossbar.server.cluster.NatsStats;
 import dev.crossbar.server.http.HandshakeFailures;
-import dev.crossbar.server.health.LoopHealth;
-import dev.crossbar.server.pair.SessionRegistry;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -31,7 +27,7 @@ import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.internal.PlatformDependent;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.IntSupplier;
 import java.util.function.ToLongFunction;
 
@@ -58,20 +54,12 @@ public final class RelayMetrics implements AutoCloseable {
     public static final String HANDSHAKE_FAILURES = "crossbar.handshake.failures";
     public static final String STATS_SOCKETS = "crossbar.stats.sockets";
     public static final String FANOUT_BACKLOG = "crossbar.fanout.backlog";
-    public static final String PROBE_LATENCY = "crossbar.health.probe.latency";
-    public static final String PROBE_LAST_LATENCY = "crossbar.health.probe.latency.last";
-    public static final String PROBE_AGE = "crossbar.health.probe.age";
     /** Gauge: the connection limit ({@code --max-connections}), for "near the limit" alerts. */
     public static final String CONNECTIONS_MAX = "crossbar.connections.max";
     /** Gauge: the topic limit ({@code --max-topics}). */
     public static final String TOPICS_MAX = "crossbar.topics.max";
     /** Gauge: 1:N topics whose connected publisher has sent nothing for a minute (see {@link SilentTopics}). */
     public static final String TOPICS_SILENT = "crossbar.topics.silent";
-    public static final String SESSION_HOSTS = "crossbar.session.hosts";
-    public static final String SESSIONS_OPEN = "crossbar.sessions.open";
-    public static final String SESSIONS_WAITING = "crossbar.sessions.waiting";
-    public static final String SESSIONS_STARTED = "crossbar.sessions.started";
-    public static final String SESSIONS_UNOPENED = "crossbar.sessions.unopened";
     public static final String DIRECT_MEMORY_USED = "netty.direct.memory.used";
     public static final String DIRECT_MEMORY_MAX = "netty.direct.memory.max";
 
@@ -88,10 +76,8 @@ public final class RelayMetrics implements AutoCloseable {
     private final SilentTopics silentTopics;
     /** The limits {@link #bindLimits} registered, kept for the same reason. */
     private int[] limits;
-    /** The cluster link whose meters {@link #bindCluster} registered (kept for the same reason). */
-    private NatsBroker clusterLink;
-    /** The liveness probes {@link #bindHealth} registered (kept for the same reason). */
-    private List<LoopHealth.Probe> probes;
+    /** The parts whose meters {@link #bind} registered (kept for the same reason). */
+    private final List<MeterBinder> bound = new CopyOnWriteArrayList<>();
 
     public RelayMetrics(TopicRegistry topics, Router router, HandshakeFailures failures, EventLoopGroup eventLoops,
                         IntSupplier statsSockets) {
@@ -181,65 +167,13 @@ public final class RelayMetrics implements AutoCloseable {
     }
 
     /**
-     * Adds the cluster link's counters and state ({@code crossbar.nats.*}), read live from
-     * {@code broker}: nothing is counted twice and nothing is tagged by topic.
+     * Adds the meters of a part of the relay that reports its own (the cluster link, the liveness
+     * probes, 1:1 sessions), keeping it alive as long as the registry: Micrometer holds the objects
+     * behind gauges and function counters weakly.
      */
-    public void bindCluster(NatsBroker broker) {
-        requireNonNull(broker, "broker");
-        clusterLink = broker;
-        NatsStats s = broker.stats();
-        counter(NatsStats.MESSAGES_OUT, s, NatsStats::messagesOut, "Messages published to NATS");
-        counter(NatsStats.BYTES_OUT, s, NatsStats::bytesOut, "Payload bytes published to NATS");
-        counter(NatsStats.MESSAGES_IN, s, NatsStats::messagesIn, "Messages received from NATS");
-        counter(NatsStats.BYTES_IN, s, NatsStats::bytesIn, "Payload bytes received from NATS");
-        counter(NatsStats.DROPPED_OUT, s, NatsStats::droppedOut, "Messages not published: the link's queue was full");
-        counter(NatsStats.DROPPED_IN, s, NatsStats::droppedIn, "Messages from NATS refused: larger than this node's limit");
-        counter(NatsStats.LOST_IN, s, NatsStats::lostIn, "Messages from other nodes known lost (sequence gaps)");
-        counter(NatsStats.DUPLICATES_IN, s, NatsStats::duplicatesIn, "Duplicate messages from NATS discarded");
-        counter(NatsStats.REJECTED_IN, s, NatsStats::rejectedIn, "Malformed messages from NATS discarded");
-        counter(NatsStats.RECONNECTS, s, NatsStats::reconnects, "Reconnections to NATS");
-        Gauge.builder(NatsStats.STATE, broker, b -> b.degradedReason() == null ? 1 : 0)
-                .description("1 while the NATS link is up, 0 while degraded").register(registry);
-        Gauge.builder(NatsStats.PENDING_BYTES, broker, NatsBroker::pendingBytes)
-                .description("Bytes queued for NATS by this node").register(registry);
+    public void bind(MeterBinder part) {
+        bound.add(requireNonNull(part, "part"));
+        part.bindTo(registry);
     }
 
-    /**
-     * Adds the liveness probe's meters, one set per event loop (tag {@code loop}: its index, a set as
-     * small as the loop count): latency of each probe from sending to delivery on its loop, the
-     * latest one, and how long ago the loop last delivered one.
-     */
-    public void bindHealth(LoopHealth health) {
-        probes = requireNonNull(health, "health").probes();
-        for (LoopHealth.Probe p : probes) {
-            String loop = Integer.toString(p.loop());
-            FunctionTimer.builder(PROBE_LATENCY, p, LoopHealth.Probe::delivered, LoopHealth.Probe::totalLatencyNanos,
-                            TimeUnit.NANOSECONDS).tag("loop", loop)
-                    .description("Liveness probes through the fan-out to this event loop: sent to delivered")
-                    .register(registry);
-            Gauge.builder(PROBE_LAST_LATENCY, p, q -> q.lastLatencyNanos() / 1e9).tag("loop", loop).baseUnit("seconds")
-                    .description("Latency of the latest liveness probe delivered on this event loop").register(registry);
-            Gauge.builder(PROBE_AGE, p, LoopHealth.Probe::ageSeconds).tag("loop", loop).baseUnit("seconds")
-                    .description("Time since this event loop last delivered a liveness probe (/healthz: 503 over the limit)")
-                    .register(registry);
-        }
-    }
-
-    /** 1:1 sessions: hosts, open and waiting sessions, offers and those never opened. */
-    public void bindSessions(SessionRegistry pairs) {
-        Gauge.builder(SESSION_HOSTS, pairs, SessionRegistry::hosts)
-                .description("Hosts connected to schema=session streams").register(registry);
-        Gauge.builder(SESSIONS_OPEN, pairs, SessionRegistry::open)
-                .description("1:1 sessions open (host and client paired)").register(registry);
-        Gauge.builder(SESSIONS_WAITING, pairs, SessionRegistry::waiting)
-                .description("1:1 sessions offered to a host and not yet opened").register(registry);
-        FunctionCounter.builder(SESSIONS_STARTED, pairs, SessionRegistry::started)
-                .description("1:1 sessions offered to hosts").register(registry);
-        FunctionCounter.builder(SESSIONS_UNOPENED, pairs, SessionRegistry::unopened)
-                .description("1:1 sessions that ended before their host opened them").register(registry);
-    }
-
-    private void counter(String name, NatsStats stats, ToLongFunction<NatsStats> read, String description) {
-        FunctionCounter.builder(name, stats, st -> read.applyAsLong(st)).description(description).register(registry);
-    }
 }

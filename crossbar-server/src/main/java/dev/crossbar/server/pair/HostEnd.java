@@ -100,7 +100,7 @@ final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost 
     }
 
     /**
-     * Tells the host of a session for a client on another node ({@link SessionLink}): {@code offer}
+     * Tells the host of a session for a client on another node ({@link SessionCluster}): {@code offer}
      * has the session's path, the URL to open it at, the stream and the client. Any thread.
      */
     void offerRemote(com.fasterxml.jackson.databind.JsonNode offer) {

@@ -8,17 +8,17 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A session offered through the cluster ({@link SessionLink}): the node of one host of the stream
+ * A session offered through the cluster ({@link SessionCluster}): the node of one host of the stream
  * answers with that host's id, so that the host's departure, announced to every node, ends the
  * session here. No answer within the open timeout: no host anywhere, and the client is closed.
  */
 final class RemoteHost implements SessionHost {
 
     private final SessionRegistry registry;
-    private final SessionLink link;
+    private final SessionCluster link;
     private volatile String hostId;
 
-    RemoteHost(SessionRegistry registry, SessionLink link) {
+    RemoteHost(SessionRegistry registry, SessionCluster link) {
         this.registry = requireNonNull(registry, "registry");
         this.link = requireNonNull(link, "link");
     }
@@ -34,7 +34,7 @@ final class RemoteHost implements SessionHost {
         offer.put("session", session.path());
         offer.put("url", link.url() + session.path());
         offer.put("client", c);
-        link.offer(session, offer, registry.config().openTimeout()).whenComplete((host, e) -> {
+        link.offer(session.stream(), offer, registry.config().openTimeout()).whenComplete((host, e) -> {
             if (host == null) {
                 session.endUnlessOpen(CloseCodes.TRY_AGAIN_LATER,
                         "no host on " + SessionRegistry.name(session.stream()) + "; try again later");

@@ -9,6 +9,7 @@ import dev.crossbar.server.auth.AccessEnforcer;
 import dev.crossbar.server.auth.AuthGate;
 import dev.crossbar.server.http.HandshakeFailures.Reason;
 import dev.crossbar.server.http.Refused;
+import dev.crossbar.server.http.UpgradeAdmission;
 import dev.crossbar.server.session.RelaySession;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -24,7 +25,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
  *
  * <p>Ordinary streams cost one boolean test ({@link RoutingTable#hasSessions()}).
  */
-public final class SessionGate {
+public final class SessionGate implements UpgradeAdmission {
 
     private final SessionRegistry registry;
     private final RoutingTable routing;
@@ -36,8 +37,13 @@ public final class SessionGate {
         this.group = requireNonNull(group, "group");
     }
 
-    /** A session connection: go on with {@code route} (its pipeline fitted), or refuse. */
-    public record Admission(Route route, Refused refused) {
+    /**
+     * A request on the reserved {@code /session} prefix claims the session waiting there; on a
+     * {@code schema=session} stream it becomes a host or a client; any other route is an ordinary topic.
+     */
+    @Override
+    public Admission admit(ChannelPipeline p, Route route) {
+        return SessionPaths.isReserved(route.path()) ? claim(p, route.path()) : admitStream(p, route);
     }
 
     /**
@@ -46,7 +52,7 @@ public final class SessionGate {
      *
      * @param path the normalised path
      */
-    public Admission claim(ChannelPipeline p, String path) {
+    Admission claim(ChannelPipeline p, String path) {
         String id = SessionPaths.idOf(path);
         Session session = id == null ? null : registry.claim(id);
         if (session == null) {
@@ -65,7 +71,7 @@ public final class SessionGate {
      * Any other route: null (an ordinary topic) unless its stream is {@code schema=session}; then
      * {@code /in/<t>} is a host, {@code /out/<t>} a client, and the N:N path of the same name is refused.
      */
-    public Admission admit(ChannelPipeline p, Route route) {
+    private Admission admitStream(ChannelPipeline p, Route route) {
         if (!routing.hasSessions() || !routing.resolve(route.topic()).session()) {
             return null;
         }

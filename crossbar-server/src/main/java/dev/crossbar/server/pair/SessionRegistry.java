@@ -1,5 +1,6 @@
 package dev.crossbar.server.pair;
 
+import dev.crossbar.server.config.SessionConfig;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.TopicKey;
@@ -27,7 +28,7 @@ public final class SessionRegistry {
     /** Sessions of this node's clients offered to hosts on other nodes, by host id. */
     private final ConcurrentHashMap<String, java.util.Set<Session>> remote = new ConcurrentHashMap<>();
     /** The cluster's session link, or null on a node on its own. */
-    private volatile SessionLink link;
+    private volatile SessionCluster link;
 
     public SessionRegistry(SessionConfig config) {
         this.config = requireNonNull(config, "config");
@@ -38,7 +39,7 @@ public final class SessionRegistry {
     }
 
     /** Joins the cluster: clients here may be served by hosts on other nodes, and hosts here by theirs. */
-    public void link(SessionLink l) {
+    public void link(SessionCluster l) {
         this.link = l;
     }
 
@@ -51,7 +52,7 @@ public final class SessionRegistry {
             return l;
         });
         hostCount.incrementAndGet();
-        SessionLink l = link;
+        SessionCluster l = link;
         if (first[0] && l != null) {
             l.hosting(host.stream());
         }
@@ -66,7 +67,7 @@ public final class SessionRegistry {
             last[0] = list.isEmpty();
             return list.isEmpty() ? null : list;
         });
-        SessionLink l = link;
+        SessionCluster l = link;
         if (last[0] && l != null) {
             l.notHosting(host.stream());
         }
@@ -108,8 +109,22 @@ public final class SessionRegistry {
         });
     }
 
+    /**
+     * An offer from another node for a client there: a local host of its stream takes it (in turn).
+     *
+     * @return the id of the host that took it, or null if none here does
+     */
+    public String takeRemoteOffer(com.fasterxml.jackson.databind.JsonNode offer) {
+        HostEnd host = localHost(streamKey(offer.path("key").asText()));
+        if (host == null) {
+            return null;
+        }
+        host.offerRemote(offer);
+        return host.id();
+    }
+
     /** A host on another node went away: its sessions with clients here end. */
-    void remoteHostGone(String hostId) {
+    public void remoteHostGone(String hostId) {
         java.util.Set<Session> sessions = remote.remove(hostId);
         if (sessions != null) {
             for (Session s : sessions) {
@@ -120,7 +135,7 @@ public final class SessionRegistry {
 
     /** A host here that served clients of other nodes went away: they are told. */
     void announceGone(HostEnd host) {
-        SessionLink l = link;
+        SessionCluster l = link;
         if (l != null) {
             l.gone(host.id());
         }
@@ -134,7 +149,7 @@ public final class SessionRegistry {
      */
     Session offer(TopicKey stream, SessionEnd client) throws SessionRefused {
         SessionHost host = localHost(stream);
-        SessionLink l = link;
+        SessionCluster l = link;
         if (host == null && l != null) {
             host = new RemoteHost(this, l);
         }

@@ -7,12 +7,13 @@ import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.relay.SharedFrameBuffers;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
+import dev.crossbar.core.stats.ClientIdentity;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.route.StreamOptions;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
-import dev.crossbar.server.SlowConsumerPolicy;
+import dev.crossbar.server.config.SlowConsumerPolicy;
 import dev.crossbar.server.auth.Permit;
 import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.websocket.ClientInfo;
@@ -116,6 +117,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     /** The frame encoder's context, where deliveries are written and flushed (set on joining). */
     private ChannelHandlerContext out;
     private ClientInfo client;
+    /** Who this client is, for statistics (set on joining). */
+    private ClientIdentity identity;
     private Topic topic;
     private boolean needsFlush;
     /**
@@ -214,6 +217,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(WebSocketCloseStatus.INTERNAL_SERVER_ERROR, "no route for this connection");
             return;
         }
+        identity = new ClientIdentity(ctx.channel().id().asShortText(), client.remoteAddress(), client.userAgent());
         StreamOptions options = router.topics().routing().resolve(client.route().topic());
         if (options.boundsLatency() && client.route().canReceive()) {
             boundLatency(ctx.channel(), options);
@@ -379,8 +383,9 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         return stats;
     }
 
-    public ClientInfo client() {
-        return client;
+    @Override
+    public ClientIdentity client() {
+        return identity;
     }
 
     public Channel channel() {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.schema.OneToMany;
 import dev.crossbar.core.schema.Role;
+import dev.crossbar.core.stats.ClientIdentity;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.stats.Traffic;
 import dev.crossbar.core.relay.Member;
@@ -13,8 +14,6 @@ import dev.crossbar.core.topic.HoldBack;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
-import dev.crossbar.server.websocket.ClientInfo;
-import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.stats.Snapshot.ClientView;
 import dev.crossbar.server.stats.Snapshot.Flow;
 import dev.crossbar.server.stats.Snapshot.LegacyFlow;
@@ -198,15 +197,10 @@ final class Snapshotter {
 
     private static ClientView client(Member m, String display, Traffic t, Sample rates, long nowNanos, String node) {
         ConnectionStats s = m.stats();
-        String remote = "";
-        String userAgent = "";
-        String id = Integer.toHexString(System.identityHashCode(m));
-        if (m instanceof RelaySession session) {
-            ClientInfo info = session.client();
-            remote = info.remoteAddress();
-            userAgent = info.userAgent();
-            id = session.channel().id().asShortText();
-        }
+        ClientIdentity who = m.client();
+        String remote = who.remoteAddress();
+        String userAgent = who.userAgent();
+        String id = who.connectionId();
         Flow in = flow(t.messagesIn(), t.bytesIn(), rates.rateIn(), rates.byteRateIn(), s.lastInNanos(), nowNanos);
         Flow out = flow(t.messagesOut(), t.bytesOut(), rates.rateOut(), rates.byteRateOut(), s.lastOutNanos(), nowNanos);
         LegacyStats legacy = new LegacyStats(legacy(in, s.lastInNanos(), nowNanos), legacy(out, s.lastOutNanos(), nowNanos));
@@ -240,14 +234,8 @@ final class Snapshotter {
         if (hold != null) {
             heldSeconds = seconds(hold.heldNanos(nowNanos));
             heldBy = new LinkedHashMap<>();
-            for (Map.Entry<Object, Long> e : hold.heldBy(nowNanos).entrySet()) {
-                if (e.getKey() instanceof RelaySession session) {
-                    heldBy.put(session.channel().id().asShortText(), seconds(e.getValue()));
-                } else if (e.getKey() instanceof String node) {
-                    heldBy.put("node " + node, seconds(e.getValue()));
-                } else if (e.getKey() == HoldBack.LINK) {
-                    heldBy.put(HoldBack.LINK.toString(), seconds(e.getValue()));
-                }
+            for (Map.Entry<HoldBack.Holder, Long> e : hold.heldBy(nowNanos).entrySet()) {
+                heldBy.put(e.getKey().label(), seconds(e.getValue()));
             }
         }
         return new StreamView(rule == null ? null : rule.describe(), rule == null ? null : rule.source(),

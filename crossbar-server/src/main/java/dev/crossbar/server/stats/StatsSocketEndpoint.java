@@ -2,7 +2,7 @@ package dev.crossbar.server.stats;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpResponses;
 import dev.crossbar.server.http.UpgradeGate;

@@ -1,5 +1,7 @@
 package dev.crossbar.server.tls;
 
+import dev.crossbar.server.config.TlsProvider;
+import dev.crossbar.server.config.TlsConfig;
 import static java.util.Objects.requireNonNull;
 
 import io.netty.handler.ssl.OpenSsl;

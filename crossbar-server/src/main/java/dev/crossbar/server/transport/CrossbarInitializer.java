@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.RouteParser;
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.auth.AccessControl;
 import dev.crossbar.server.auth.AccessEnforcer;
 import dev.crossbar.server.auth.AdminGuard;

@@ -3,7 +3,7 @@ package dev.crossbar.server.warmup;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;
 import io.netty.buffer.Unpooled;

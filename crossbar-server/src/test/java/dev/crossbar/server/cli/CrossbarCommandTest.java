@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.ServerConfig;
-import dev.crossbar.server.SlowConsumerPolicy;
+import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.server.config.SlowConsumerPolicy;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

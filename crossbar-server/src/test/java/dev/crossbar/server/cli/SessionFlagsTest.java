@@ -3,8 +3,8 @@ package dev.crossbar.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.crossbar.server.ServerConfig;
-import dev.crossbar.server.pair.SessionConfig;
+import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.server.config.SessionConfig;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

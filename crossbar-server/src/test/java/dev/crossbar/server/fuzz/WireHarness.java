@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.transport.ConnectionLimiter;

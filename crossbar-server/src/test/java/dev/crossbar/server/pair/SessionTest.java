@@ -1,5 +1,6 @@
 package dev.crossbar.server.pair;
 
+import dev.crossbar.server.config.SessionConfig;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

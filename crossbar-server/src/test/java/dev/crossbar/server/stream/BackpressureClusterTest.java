@@ -79,7 +79,7 @@ class BackpressureClusterTest {
             NatsStats b = c.broker(1).stats();
             assertEquals(0, a.droppedOut(), "node a's link dropped nothing");
             assertEquals(0, b.lostIn() + b.droppedIn() + b.rejectedIn(), "node b lost nothing");
-            assertTrue(topicOn(c, 0).holdBack().heldBy(System.nanoTime()).containsKey("node-b"),
+            assertTrue(topicOn(c, 0).holdBack().heldBy(System.nanoTime()).containsKey(new HoldBack.Node("node-b")),
                     "node a's publisher was held back by node b");
         } finally {
             ResourceLeakDetector.setLevel(level);
@@ -126,7 +126,7 @@ class BackpressureClusterTest {
             assertEquals(0, b.lostIn() + b.droppedIn() + b.rejectedIn(), "node b lost nothing");
             assertEquals(messages, reader.messages, "the subscriber on node b got every message");
             assertArrayEquals(sent.digest(), reader.digest.digest(), "every byte, in order");
-            assertTrue(topicOn(c, 0, "files/y").holdBack().heldBy(System.nanoTime()).containsKey(HoldBack.LINK),
+            assertTrue(topicOn(c, 0, "files/y").holdBack().heldBy(System.nanoTime()).containsKey(HoldBack.Link.INSTANCE),
                     "node a's publisher was held back by its link, which 128 MiB written flat out outruns");
         } finally {
             ResourceLeakDetector.setLevel(level);

@@ -1,7 +1,7 @@
 package dev.crossbar.server.testing;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.function.UnaryOperator;

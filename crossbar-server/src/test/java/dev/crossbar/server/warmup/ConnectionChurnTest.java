@@ -3,7 +3,7 @@ package dev.crossbar.server.warmup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.testing.RelayServerExtension;
 import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.ServerConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.RelayServerExtension;
 import dev.crossbar.server.transport.RelayLoops;

@@ -1,4 +1,4 @@
-package dev.crossbar.server.auth;
+package dev.crossbar.server.config;
 
 import static java.util.Objects.requireNonNull;
 
@@ -185,17 +185,17 @@ public final class VerificationKeys {
     }
 
     /** The shared secret (a copy), or null if these are public keys. */
-    byte[] secret() {
+    public byte[] secret() {
         return secret == null ? null : secret.clone();
     }
 
     /** The single public key, or null. */
-    PublicKey publicKey() {
+    public PublicKey publicKey() {
         return publicKey;
     }
 
     /** The public JWKS, or null. */
-    JWKSet jwks() {
+    public JWKSet jwks() {
         return jwks;
     }
 

@@ -1,4 +1,4 @@
-package dev.crossbar.server.tls;
+package dev.crossbar.server.config;
 
 /** Which TLS implementation serves connections. */
 public enum TlsProvider {

@@ -1,4 +1,4 @@
-package dev.crossbar.server;
+package dev.crossbar.server.config;
 
 /** What happens to a receiver whose outbound buffer is over its high-water mark. */
 public enum SlowConsumerPolicy {

@@ -1,12 +1,13 @@
-package dev.crossbar.server.pair;
+package dev.crossbar.server.cluster;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.core.route.TopicKey;
-import dev.crossbar.server.cluster.NatsConfig;
-import dev.crossbar.server.cluster.NatsTls;
+import dev.crossbar.server.config.NatsConfig;
+import dev.crossbar.server.pair.SessionCluster;
+import dev.crossbar.server.pair.SessionRegistry;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Message;
@@ -39,9 +40,9 @@ import org.slf4j.LoggerFactory;
  * rare messages, kept apart from the relay's message link.
  * Event loops never call the client: every call runs on the link's own thread, in order.
  */
-public final class SessionLink implements AutoCloseable {
+public final class NatsSessionLink implements SessionCluster {
 
-    private static final Logger log = LoggerFactory.getLogger(SessionLink.class);
+    private static final Logger log = LoggerFactory.getLogger(NatsSessionLink.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     static final String OFFER_PREFIX = "crossbar.session.offer.";
@@ -65,7 +66,7 @@ public final class SessionLink implements AutoCloseable {
      * @param url this node's address as hosts reach it ({@code ws://node-a:8080}); offers for clients
      *            here carry {@code url + /session/<id>}
      */
-    public SessionLink(NatsConfig config, String nodeName, String url, SessionRegistry registry) {
+    public NatsSessionLink(NatsConfig config, String nodeName, String url, SessionRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
         this.url = requireNonNull(url, "url");
         Options.Builder b = new Options.Builder()
@@ -122,17 +123,18 @@ public final class SessionLink implements AutoCloseable {
         }
     }
 
-    String url() {
+    @Override
+    public String url() {
         return url;
     }
 
-    /** This node now has a host of {@code stream}: take part in its offers. Any thread. */
-    void hosting(TopicKey stream) {
+    @Override
+    public void hosting(TopicKey stream) {
         run(() -> offers.computeIfAbsent(stream, k -> dispatcher.subscribe(offerSubject(k), QUEUE, this::onOffer)));
     }
 
-    /** This node no longer has a host of {@code stream}. Any thread. */
-    void notHosting(TopicKey stream) {
+    @Override
+    public void notHosting(TopicKey stream) {
         run(() -> {
             Subscription s = offers.remove(stream);
             if (s != null) {
@@ -141,13 +143,10 @@ public final class SessionLink implements AutoCloseable {
         });
     }
 
-    /**
-     * Asks the nodes with hosts of the session's stream to offer it; completes with the host's id, or
-     * exceptionally when no node answers within {@code timeout}. Any thread.
-     */
-    CompletableFuture<String> offer(Session session, Map<String, Object> offer, Duration timeout) {
+    @Override
+    public CompletableFuture<String> offer(TopicKey stream, Map<String, Object> offer, Duration timeout) {
         CompletableFuture<String> answer = new CompletableFuture<>();
-        run(() -> connection.requestWithTimeout(offerSubject(session.stream()), bytes(offer), timeout)
+        run(() -> connection.requestWithTimeout(offerSubject(stream), bytes(offer), timeout)
                 .whenComplete((m, e) -> {
                     String host = e == null ? field(m.getData(), "host") : null;
                     if (host == null) {
@@ -159,21 +158,21 @@ public final class SessionLink implements AutoCloseable {
         return answer;
     }
 
-    /** Tells every node that the host {@code hostId} went away. Any thread. */
-    void gone(String hostId) {
+    @Override
+    public void gone(String hostId) {
         run(() -> connection.publish(GONE, bytes(Map.of("host", hostId))));
     }
 
     /** An offer for a client on another node: one local host takes it, or no answer. */
     private void onOffer(Message m) {
         try {
-            JsonNode offer = JSON.readTree(m.getData());
-            HostEnd host = registry.localHost(registry.streamKey(offer.path("key").asText()));
-            if (host == null || m.getReplyTo() == null) {
+            if (m.getReplyTo() == null) {
                 return;
             }
-            host.offerRemote(offer);
-            connection.publish(m.getReplyTo(), bytes(Map.of("host", host.id())));
+            String host = registry.takeRemoteOffer(JSON.readTree(m.getData()));
+            if (host != null) {
+                connection.publish(m.getReplyTo(), bytes(Map.of("host", host)));
+            }
         } catch (Exception e) {
             log.debug("session link: bad offer dropped: {}", e.toString());
         }

@@ -1,13 +1,9 @@
-package dev.crossbar.server;
+package dev.crossbar.server.config;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.replay.ReplayLimits;
 import dev.crossbar.core.route.RoutingTable;
-import dev.crossbar.server.auth.AuthConfig;
-import dev.crossbar.server.tls.TlsConfig;
-import dev.crossbar.server.cluster.NatsConfig;
-import dev.crossbar.server.pair.SessionConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;

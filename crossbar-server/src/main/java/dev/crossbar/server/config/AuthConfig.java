@@ -1,4 +1,4 @@
-package dev.crossbar.server.auth;
+package dev.crossbar.server.config;
 
 import static java.util.Objects.requireNonNull;
 
