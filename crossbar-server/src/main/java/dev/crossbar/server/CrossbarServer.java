@@ -1,5 +1,7 @@
 package dev.crossbar.server;
 
+import dev.crossbar.server.config.ConfigSource;
+import dev.crossbar.server.config.Reloaded;
 import dev.crossbar.server.config.ServerConfig;
 import static java.util.Objects.requireNonNull;
 
@@ -7,6 +9,8 @@ import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.admin.ReloadEndpoint;
+import dev.crossbar.server.auth.AdminAuthority;
 import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HandshakeFailures;
@@ -70,10 +74,15 @@ public final class CrossbarServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CrossbarServer.class);
     private static final LoopReceiveBuffers RECEIVE_BUFFERS = new LoopReceiveBuffers();
 
-    private final ServerConfig config;
+    /** The configuration connections and topics get from now on; replaced by {@link #reload}. */
+    private volatile ServerConfig config;
+    /** Where {@link #reload} reads the configuration again. */
+    private final ConfigSource source;
+    /** Assembles new connections; told of a reload. */
+    private CrossbarInitializer connections;
+    /** Assembles new connections to the admin address, if any; told of a reload. */
+    private AdminInitializer adminConnections;
     private final RelayLoops loops;
-    /** Whether the loops are this relay's own, stopped when it closes; else they outlive it. */
-    private final boolean ownsLoops;
     private final Transport transport;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -101,27 +110,21 @@ public final class CrossbarServer implements AutoCloseable {
     private final SessionRegistry pairs;
     /** Sessions across nodes, or null for a node on its own. */
     private NatsSessionLink sessionLink;
-    /** Whether start and stop are logged (not for the warm-up's relay). */
-    private boolean announce = true;
 
-    private CrossbarServer(ServerConfig config, RelayLoops given) {
+    private CrossbarServer(ServerConfig config, ConfigSource source) {
         this.config = config;
-        if (given != null && given.ioLoops() != config.eventLoops()) {
-            throw new IllegalArgumentException("event loops: given " + given.ioLoops() + ", configured "
-                    + config.eventLoops());
-        }
+        this.source = requireNonNull(source, "source");
         // First: invalid cluster options fail here, before any thread exists.
         this.cluster = config.nats() == null ? null
                 : new NatsBroker(config.nats(), config.nodeName(), config.maxMessageBytes());
-        this.ownsLoops = given == null;
-        this.loops = given != null ? given : RelayLoops.open(config.preferNativeTransport(), config.eventLoops());
+        this.loops = RelayLoops.open(config.preferNativeTransport(), config.eventLoops());
         this.transport = loops.transport();
         this.bossGroup = loops.accept();
         this.workerGroup = loops.io();
         this.topics = new TopicRegistry(config.maxTopics(), cluster == null ? Broker.LOCAL : cluster,
                 config.routing(), config.replayLimits());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
-        this.router = new Router(topics, config.maxLoopBacklogBytes(), workerGroup);
+        this.router = new Router(topics, config.maxLoopBacklogBytes());
         this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName(),
                 cluster == null ? null : new NatsStatsLink(cluster, config.nodeName(), adminExecutor,
                         config.statsClusterMaxReplyBytes()),
@@ -130,7 +133,7 @@ public final class CrossbarServer implements AutoCloseable {
         this.loopHealth = new LoopHealth(router.fanOut(), eventLoops(), config.healthProbeInterval(),
                 config.healthMaxProbeAge(), adminExecutor);
         metrics.bind(new LoopHealthMetrics(loopHealth));
-        metrics.bindLimits(config.maxConnections(), config.maxTopics());
+        metrics.bindLimits(limiter::maxTotal, topics::maxTopics);
         this.access = config.auth().enabled()
                 ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
         this.pairs = new SessionRegistry(config.sessions());
@@ -143,34 +146,22 @@ public final class CrossbarServer implements AutoCloseable {
      * @throws StartException with one line saying why (address in use, unknown host, ...)
      */
     public static CrossbarServer start(ServerConfig config) {
-        return start(config, null, true);
+        return start(config, ConfigSource.fixed(config));
     }
 
     /**
-     * As {@link #start}, on {@code loops} (as many event loops as {@code config} has), which the
-     * relay does not stop when it closes: the caller does, after.
+     * As {@link #start(ServerConfig)}; {@link #reload} reads the configuration again from {@code source}.
+     *
+     * @throws StartException with one line saying why (address in use, unknown host, ...)
      */
-    public static CrossbarServer start(ServerConfig config, RelayLoops loops) {
-        return start(config, requireNonNull(loops, "loops"), true);
-    }
-
-    /**
-     * As {@link #start(ServerConfig, RelayLoops)}, without the lines that announce the relay's start
-     * and stop: for a relay the process runs for itself, out of the operator's sight (the JIT warm-up).
-     */
-    public static CrossbarServer startQuietly(ServerConfig config, RelayLoops loops) {
-        return start(config, requireNonNull(loops, "loops"), false);
-    }
-
-    private static CrossbarServer start(ServerConfig config, RelayLoops loops, boolean announce) {
+    public static CrossbarServer start(ServerConfig config, ConfigSource source) {
         requireNonNull(config, "config");
         CrossbarServer server;
         try {
-            server = new CrossbarServer(config, loops);
+            server = new CrossbarServer(config, source);
         } catch (IllegalArgumentException e) {
             throw new StartException(e.getMessage(), e);
         }
-        server.announce = announce;
         try {
             server.bind();
         } catch (RuntimeException e) {
@@ -186,19 +177,8 @@ public final class CrossbarServer implements AutoCloseable {
     private void bind() {
         stats.start();
         loopHealth.start();
-        Map<String, HttpEndpoint> admin = new LinkedHashMap<>();
-        admin.put(HealthEndpoint.PATH, new HealthEndpoint(this::unhealthyReason));
-        admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
-        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config, this::clientDetails));
-        admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
-        Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>(admin);
-        if (config.adminListen() != null) {
-            // Moved to the admin address, but still reserved here: never a topic.
-            endpoints.replaceAll((path, e) -> path.equals(HealthEndpoint.PATH) ? e : ServedElsewhereEndpoint.INSTANCE);
-        }
-        if (access != null) {
-            endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
-        }
+        Map<String, HttpEndpoint> admin = adminEndpoints(config);
+        Map<String, HttpEndpoint> endpoints = endpoints(config, admin);
         if (config.tls().enabled()) {
             try {
                 tls = ServerTlsContext.start(config.tls());
@@ -219,10 +199,8 @@ public final class CrossbarServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // One allocator for all: Netty makes one per channel otherwise (each handle is still per channel).
                 .childOption(ChannelOption.RECVBUF_ALLOCATOR, RECEIVE_BUFFERS)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                        new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
-                .childHandler(new CrossbarInitializer(config, router, sessions, endpoints, limiter, handshakeFailures,
-                        tls, access, eventLoops(), pairs));
+                .childHandler(connections = new CrossbarInitializer(config, router, sessions, endpoints, limiter,
+                        handshakeFailures, tls, access, eventLoops(), pairs));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -236,12 +214,10 @@ public final class CrossbarServer implements AutoCloseable {
         // One line that says where to look: statistics, metrics and health, on the admin address if any.
         String look = adminChannel != null ? url("http", (InetSocketAddress) adminChannel.localAddress())
                 : url(tls != null ? "https" : "http", localAddress());
-        if (announce) {
-            log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes); "
-                            + "statistics {}/stats, metrics {}/metrics, health {}/healthz",
-                    describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes(),
-                    look, look, look);
-        }
+        log.info("Crossbar listening on {} ({} transport, {} event loops, max message {} bytes); "
+                        + "statistics {}/stats, metrics {}/metrics, health {}/healthz",
+                describe(localAddress()), transport.name(), config.eventLoops(), config.maxMessageBytes(),
+                look, look, look);
         startSessionLink();
         if (tls != null) {
             log.info("TLS on ({}): wss:// and https:// only; certificate {} expires {}", tls.providerName(),
@@ -250,6 +226,75 @@ public final class CrossbarServer implements AutoCloseable {
         if (access != null) {
             log.info("Access control on: {}", config.auth());
         }
+    }
+
+    /** The reserved paths of the admin plane: health, statistics, metrics. */
+    private Map<String, HttpEndpoint> adminEndpoints(ServerConfig config) {
+        Map<String, HttpEndpoint> admin = new LinkedHashMap<>();
+        admin.put(HealthEndpoint.PATH, new HealthEndpoint(this::unhealthyReason));
+        admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
+        admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config, this::clientDetails));
+        admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
+        return admin;
+    }
+
+    /**
+     * The reserved paths of the main address: the admin plane's (or, with an admin address, a
+     * pointer there: still reserved, never a topic) and the administrator's actions.
+     */
+    private Map<String, HttpEndpoint> endpoints(ServerConfig config, Map<String, HttpEndpoint> admin) {
+        Map<String, HttpEndpoint> endpoints = new LinkedHashMap<>(admin);
+        if (config.adminListen() != null) {
+            endpoints.replaceAll((path, e) -> path.equals(HealthEndpoint.PATH) ? e : ServedElsewhereEndpoint.INSTANCE);
+        }
+        if (access != null) {
+            endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
+        }
+        endpoints.put(ReloadEndpoint.PATH, new ReloadEndpoint(new AdminAuthority(access), this::reload, adminExecutor));
+        return endpoints;
+    }
+
+    /**
+     * Reads the configuration again ({@code SIGHUP}, {@code POST /admin/reload}) and applies it to
+     * connections and topics from now on: routes (for topics created from now on; live topics keep
+     * theirs until they are empty), keys, limits, privacy, timeouts. Nobody is disconnected. A
+     * configuration that is invalid, or that changes what needs a restart ({@link RestartOnly}), is
+     * refused whole and the running one kept. The TLS certificate is read again too.
+     *
+     * @return one line saying what happened, for the log and the administrator
+     */
+    public synchronized Reloaded reload() {
+        if (tls != null) {
+            tls.reload();
+        }
+        ServerConfig next;
+        try {
+            next = source.load();
+        } catch (IllegalArgumentException e) {
+            log.warn("Configuration not reloaded, the running one is kept: {}", e.getMessage());
+            return new Reloaded(false, e.getMessage());
+        }
+        List<String> restart = RestartOnly.changed(config, next);
+        if (!restart.isEmpty()) {
+            String why = String.join(", ", restart) + ": cannot change without a restart";
+            log.warn("Configuration not reloaded, the running one is kept: {}", why);
+            return new Reloaded(false, why);
+        }
+        limiter.limits(next.maxConnections(), next.maxConnectionsPerAddress());
+        topics.reconfigure(next.maxTopics(), next.routing());
+        if (access != null) {
+            access.reconfigure(next.auth(), next.maxPathLength(), next.routing());
+        }
+        pairs.reconfigure(next.sessions());
+        config = next;
+        Map<String, HttpEndpoint> admin = adminEndpoints(next);
+        connections.reconfigure(next, endpoints(next, admin));
+        if (adminConnections != null) {
+            adminConnections.reconfigure(next, admin);
+        }
+        log.info("Configuration reloaded: new connections and topics follow it; {} connections keep theirs",
+                sessions.size());
+        return new Reloaded(true, "applied");
     }
 
     /** {@code scheme://host:port} for a bound address; a wildcard address is shown as localhost. */
@@ -317,9 +362,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                        new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()))
-                .childHandler(new AdminInitializer(config, admin, handshakeFailures));
+                .childHandler(adminConnections = new AdminInitializer(config, admin, handshakeFailures));
         InetSocketAddress address = resolve(config.adminListen());
         try {
             adminChannel = b.bind(address).syncUninterruptibly().channel();
@@ -456,9 +499,7 @@ public final class CrossbarServer implements AutoCloseable {
             cluster.close();
         }
         shutdownThreads();
-        if (announce) {
-            log.info("Crossbar stopped ({} clients closed)", open);
-        }
+        log.info("Crossbar stopped ({} clients closed)", open);
     }
 
     private void shutdownThreads() {
@@ -466,9 +507,7 @@ public final class CrossbarServer implements AutoCloseable {
             tls.close();
         }
         adminExecutor.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        if (ownsLoops) {
-            loops.close();
-        }
+        loops.close();
         adminExecutor.terminationFuture().awaitUninterruptibly(2, TimeUnit.SECONDS);
         metrics.close();
     }

@@ -92,25 +92,6 @@ public final class FanOut {
         return sum;
     }
 
-    /**
-     * Creates the queues of the relay's event loops now. Why: a queue made on the first send to a
-     * loop is a branch the JIT's warm-up took only at its own start (each relay has a fan-out of
-     * its own, even on the same loops), and taking it throws {@link #send}'s compiled code away; at a few messages a
-     * second it then runs slower code for seconds. Loops not named here still get one on first use.
-     * Not through {@link #queueFor}: its miss branch would then be taken here, by the new relay, and
-     * once compiled on its own (not inlined in {@code send}) it traps on that branch too.
-     */
-    public void serve(Iterable<? extends EventExecutor> loops) {
-        for (EventExecutor loop : loops) {
-            queues.computeIfAbsent(loop, this::newQueue);
-        }
-    }
-
-    /** Loops with a queue, for tests. */
-    int loopsServed() {
-        return queues.size();
-    }
-
     private LoopQueue queueFor(EventExecutor loop) {
         LoopQueue q = queues.get(loop);
         return q != null ? q : queues.computeIfAbsent(loop, this::newQueue);

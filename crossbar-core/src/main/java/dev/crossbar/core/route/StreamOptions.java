@@ -1,5 +1,7 @@
 package dev.crossbar.core.route;
 
+import dev.crossbar.core.units.Units;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +118,7 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
                     start = parseStart(value);
                     break;
                 case "max-latency":
-                    maxLatency = parseDuration(value);
+                    maxLatency = Units.parseDuration(value);
                     if (maxLatency.isZero() || maxLatency.isNegative()) {
                         throw new IllegalArgumentException("max-latency=" + value + " (expected: > 0, e.g. 500ms)");
                     }
@@ -158,24 +160,6 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
             }
         }
         throw new IllegalArgumentException("start=" + value + " (expected: live, keyframe or last)");
-    }
-
-    /** {@code 500ms}, {@code 2s}, {@code 1m}. */
-    static Duration parseDuration(String value) {
-        try {
-            if (value.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2)));
-            }
-            if (value.endsWith("s")) {
-                return Duration.ofSeconds(Long.parseLong(value.substring(0, value.length() - 1)));
-            }
-            if (value.endsWith("m")) {
-                return Duration.ofMinutes(Long.parseLong(value.substring(0, value.length() - 1)));
-            }
-        } catch (NumberFormatException e) {
-            // the one message below
-        }
-        throw new IllegalArgumentException("'" + value + "' is not a duration (e.g. 500ms, 2s, 1m)");
     }
 
     /** The rule's own syntax, for /stats, /ws and logs: {@code start=keyframe,max-latency=500ms}. */

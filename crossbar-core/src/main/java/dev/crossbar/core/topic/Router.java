@@ -55,12 +55,6 @@ public final class Router implements RemoteDelivery {
         this.fanOut = new FanOut(maxLoopBacklogBytes);
     }
 
-    /** As above, with the queues of the relay's event loops made now ({@link FanOut#serve}). */
-    public Router(TopicRegistry topics, long maxLoopBacklogBytes, Iterable<? extends EventExecutor> loops) {
-        this(topics, maxLoopBacklogBytes);
-        fanOut.serve(loops);
-    }
-
     public Router(TopicRegistry topics) {
         this(topics, DEFAULT_MAX_LOOP_BACKLOG_BYTES);
     }

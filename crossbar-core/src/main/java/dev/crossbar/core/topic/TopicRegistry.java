@@ -36,9 +36,11 @@ public final class TopicRegistry {
 
     private final ConcurrentHashMap<TopicKey, Topic> topics = new ConcurrentHashMap<>();
     private final DepartedTraffic departed = new DepartedTraffic();
-    private final int maxTopics;
+    /** Changed by a configuration reload ({@link #reconfigure}). */
+    private volatile int maxTopics;
     private final Broker broker;
-    private final RoutingTable routing;
+    /** Rules for topics created from now on; a live topic keeps the options it was created with. */
+    private volatile RoutingTable routing;
     private final ReplayLimits replayLimits;
 
     /** One member's join: its topic, and what it gets before the live messages (caller releases). */
@@ -76,6 +78,18 @@ public final class TopicRegistry {
 
     public TopicRegistry() {
         this(DEFAULT_MAX_TOPICS, Broker.LOCAL);
+    }
+
+    /**
+     * New limits and rules, for topics created from now on: a live topic keeps the rule it was
+     * created with until it is empty, and topics over a lower limit stay until their members leave.
+     */
+    public void reconfigure(int maxTopics, RoutingTable routing) {
+        if (maxTopics <= 0) {
+            throw new IllegalArgumentException("maxTopics: " + maxTopics + " (expected: > 0)");
+        }
+        this.routing = requireNonNull(routing, "routing");
+        this.maxTopics = maxTopics;
     }
 
     public int maxTopics() {

@@ -76,25 +76,6 @@ class RouterTest {
     }
 
     @Test
-    void aRouterGivenItsLoopsHasTheirQueuesBeforeTheFirstMessageAndRelaysThroughThem() throws Exception {
-        Router served = new Router(registry, Router.DEFAULT_MAX_LOOP_BACKLOG_BYTES, List.of(loopA, loopB));
-        assertEquals(2, served.fanOut().loopsServed());
-        RecordingMember a = new RecordingMember(loopA, parser.parse("/served"));
-        RecordingMember b = new RecordingMember(loopA, parser.parse("/served"));
-        RecordingMember c = new RecordingMember(loopB, parser.parse("/served"));
-        Topic topic = served.join(a);
-        served.join(b);
-        served.join(c);
-
-        a.loop.submit(() -> served.publish(a, topic, false, payload("x"), alloc)).get(5, TimeUnit.SECONDS);
-        settle(loopA, loopB);
-
-        assertEquals(1, b.received.size());
-        assertEquals(1, c.received.size());
-        assertEquals(2, served.fanOut().loopsServed(), "no queue made on the way");
-    }
-
-    @Test
     void theOtherLoopsAreWokenBeforeTheSendersLoopFlushesItsOwnReceivers() throws Exception {
         RecordingMember a = new RecordingMember(loopA, parser.parse("/order"));
         RecordingMember sameLoop = new RecordingMember(loopA, parser.parse("/order"));

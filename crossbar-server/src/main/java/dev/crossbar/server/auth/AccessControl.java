@@ -26,12 +26,15 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class AccessControl {
 
-    private final AuthConfig config;
-    private final TokenVerifier verifier;
+    /**
+     * What decisions follow, replaced whole by a configuration reload ({@link #reconfigure}): a
+     * decision reads one of these, never half of an old one and half of a new.
+     */
+    private record Rules(AuthConfig config, TokenVerifier verifier, RouteParser paths, RoutingTable routing) {
+    }
+
+    private volatile Rules rules;
     private final RevocationList revocations;
-    private final RouteParser paths;
-    /** Which streams are {@code schema=session}: their roles need other scopes. */
-    private final RoutingTable routing;
     private final LongAdder refusedUnauthenticated = new LongAdder();
     private final LongAdder refusedForbidden = new LongAdder();
     private final LongAdder endedExpired = new LongAdder();
@@ -42,15 +45,24 @@ public final class AccessControl {
     }
 
     public AccessControl(AuthConfig config, int maxPathLength, RoutingTable routing) {
-        this.config = requireNonNull(config, "config");
-        this.routing = requireNonNull(routing, "routing");
-        this.verifier = new TokenVerifier(config);
+        reconfigure(config, maxPathLength, routing);
         this.revocations = new RevocationList(config.maxRevocations());
-        this.paths = new RouteParser(maxPathLength);
+    }
+
+    /**
+     * New keys, audience, clock skew and stream rules for decisions from now on (a reload); the
+     * revocations stay. Connections admitted before keep their grants until those expire.
+     *
+     * @param routing which streams are {@code schema=session}: their roles need other scopes
+     */
+    public void reconfigure(AuthConfig config, int maxPathLength, RoutingTable routing) {
+        requireNonNull(config, "config");
+        rules = new Rules(config, new TokenVerifier(config), new RouteParser(maxPathLength),
+                requireNonNull(routing, "routing"));
     }
 
     public AuthConfig config() {
-        return config;
+        return rules.config();
     }
 
     public RevocationList revocations() {
@@ -94,6 +106,8 @@ public final class AccessControl {
      *                      for another route, or without the scope the route's role needs
      */
     public Grant grantFor(String token, Route route) throws AccessDenied {
+        Rules r = rules;
+        TokenVerifier verifier = r.verifier();
         JWTClaimsSet claims = verifier.verify(token);
         String jti = claims.getJWTID();
         String sid = stringClaim(claims, Claims.SESSION);
@@ -104,7 +118,7 @@ public final class AccessControl {
         String topic = stringClaim(claims, Claims.TOPIC);
         boolean originalStyle = topic == null;
         if (originalStyle) {
-            topic = pathFromAudience(claims.getAudience());
+            topic = pathFromAudience(verifier, claims.getAudience());
             if (topic == null) {
                 throw AccessDenied.forbidden("token names no topic (expected: a topic claim, or aud = "
                         + verifier.audience() + "<path>)");
@@ -112,7 +126,7 @@ public final class AccessControl {
         }
         String tokenPath;
         try {
-            tokenPath = paths.parse(topic).path();
+            tokenPath = r.paths().parse(topic).path();
         } catch (InvalidRouteException e) {
             throw AccessDenied.forbidden("token topic is not a valid path: " + e.getMessage());
         }
@@ -132,7 +146,7 @@ public final class AccessControl {
         }
         Role role = route.role();
         long expiresAt = claims.getExpirationTime().getTime() + verifier.skewMillis();
-        if (routing.hasSessions() && routing.resolve(route.topic()).session()) {
+        if (r.routing().hasSessions() && r.routing().resolve(route.topic()).session()) {
             // A host is handed every client's private session, so hosting needs its own scope; a
             // client's session goes both ways, so connecting needs both.
             if (role == Role.PUBLISHER && (scopes == null || !scopes.contains(Claims.HOST))) {
@@ -162,6 +176,7 @@ public final class AccessControl {
      * @throws AccessDenied 401 if missing, invalid or revoked; 403 without the admin scope
      */
     public void checkAdmin(String token) throws AccessDenied {
+        TokenVerifier verifier = rules.verifier();
         JWTClaimsSet claims = verifier.verify(token);
         if (revocations.isRevoked(claims.getJWTID(), stringClaim(claims, Claims.SESSION), System.currentTimeMillis())) {
             throw AccessDenied.unauthenticated("token revoked");
@@ -173,7 +188,7 @@ public final class AccessControl {
     }
 
     /** The path after the audience in an original-style {@code aud}, or null if there is none. */
-    private String pathFromAudience(List<String> audiences) {
+    private static String pathFromAudience(TokenVerifier verifier, List<String> audiences) {
         String prefix = verifier.audience() + "/";
         for (String a : audiences) {
             if (a != null && a.startsWith(prefix)) {

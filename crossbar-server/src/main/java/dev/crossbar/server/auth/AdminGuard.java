@@ -58,7 +58,7 @@ public final class AdminGuard extends ChannelInboundHandlerAdapter {
      *
      * @throws AccessDenied 401 without a valid token, 403 without the admin scope
      */
-    static void check(HttpRequest request, AccessControl access) throws AccessDenied {
+    public static void check(HttpRequest request, AccessControl access) throws AccessDenied {
         String token = Bearer.from(request);
         if (token == null) {
             throw AccessDenied.unauthenticated("missing admin token (expected: Authorization: Bearer <jwt> or ?"

@@ -2,7 +2,8 @@ package dev.crossbar.server.auth;
 
 import static java.util.Objects.requireNonNull;
 
-import com.nimbusds.jose.util.JSONObjectUtils;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
@@ -40,6 +41,7 @@ import org.slf4j.LoggerFactory;
 final class FirstMessageAuth extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(FirstMessageAuth.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The reply's reason when the token is accepted, as in the original crossbar. */
     static final String OK = "ok";
@@ -143,7 +145,11 @@ final class FirstMessageAuth extends ChannelInboundHandlerAdapter {
         m.put("topic", topic);
         m.put("authorised", authorised);
         m.put("reason", reason);
-        return JSONObjectUtils.toJSONString(m);
+        try {
+            return JSON.writeValueAsString(m);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("strings and a boolean are JSON", e);
+        }
     }
 
     @Override

@@ -2,7 +2,9 @@ package dev.crossbar.server.auth;
 
 import static java.util.Objects.requireNonNull;
 
-import com.nimbusds.jose.util.JSONObjectUtils;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpResponses;
 import io.netty.channel.Channel;
@@ -12,7 +14,6 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.nio.charset.StandardCharsets;
-import java.text.ParseException;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,6 +34,7 @@ public final class RevokeEndpoint implements HttpEndpoint {
     public static final String PATH = "/admin/revoke";
 
     private static final Logger log = LoggerFactory.getLogger(RevokeEndpoint.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Largest body accepted, in bytes. */
     static final int MAX_BODY_BYTES = 4096;
@@ -70,14 +72,17 @@ public final class RevokeEndpoint implements HttpEndpoint {
         String sid;
         Long exp;
         try {
-            Map<String, Object> body = JSONObjectUtils.parse(request.content().toString(StandardCharsets.UTF_8));
+            JsonNode body = JSON.readTree(request.content().toString(StandardCharsets.UTF_8));
+            if (body == null || !body.isObject()) {
+                throw new IllegalArgumentException("not a JSON object");
+            }
             jti = id(body, "jti");
             sid = id(body, "sid");
-            exp = body.get("exp") == null ? null : JSONObjectUtils.getLong(body, "exp");
+            exp = exp(body);
             if (exp != null && (exp < 0 || exp > MAX_EXP_SECONDS)) {
                 throw new IllegalArgumentException("exp " + exp + " out of range (expected: seconds since the epoch)");
             }
-        } catch (ParseException | IllegalArgumentException e) {
+        } catch (JsonProcessingException | IllegalArgumentException e) {
             HttpResponses.error(ctx, HttpResponseStatus.BAD_REQUEST, "body: " + e.getMessage()
                     + " (expected: JSON {\"jti\":\"...\"} or {\"sid\":\"...\"}, optional \"exp\" in seconds)");
             return;
@@ -120,11 +125,37 @@ public final class RevokeEndpoint implements HttpEndpoint {
         answer.put("sid", sid);
         answer.put("until", Instant.ofEpochMilli(until).toString());
         answer.put("closed", closed);
-        HttpResponses.send(ctx, HttpResponseStatus.OK, "application/json", JSONObjectUtils.toJSONString(answer) + "\n");
+        HttpResponses.send(ctx, HttpResponseStatus.OK, "application/json", json(answer) + "\n");
     }
 
-    private static String id(Map<String, Object> body, String name) throws ParseException {
-        String v = JSONObjectUtils.getString(body, name);
+    private static String json(Map<String, Object> answer) {
+        try {
+            return JSON.writeValueAsString(answer);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a map of strings and numbers is JSON", e);
+        }
+    }
+
+    private static Long exp(JsonNode body) {
+        JsonNode v = body.get("exp");
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.canConvertToLong() || !v.isIntegralNumber()) {
+            throw new IllegalArgumentException("exp is not a whole number of seconds");
+        }
+        return v.asLong();
+    }
+
+    private static String id(JsonNode body, String name) {
+        JsonNode node = body.get(name);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isTextual()) {
+            throw new IllegalArgumentException(name + " is not a string");
+        }
+        String v = node.asText();
         if (v != null && (v.isEmpty() || v.length() > MAX_ID_CHARS)) {
             throw new IllegalArgumentException(name + " of " + v.length() + " characters (expected: 1 to " + MAX_ID_CHARS + ")");
         }

@@ -11,21 +11,17 @@ import picocli.CommandLine.Option;
  */
 final class ClusterOptions {
 
-    @Option(names = "--nats", paramLabel = "URL[,URL...]", defaultValue = "${env:CROSSBAR_NATS}",
-            description = "NATS servers to join other Crossbar nodes through, e.g. nats://10.0.0.5:4222 (env CROSSBAR_NATS). "
+    @Option(names = "--nats", paramLabel = "URL[,URL...]", description = "NATS servers to join other Crossbar nodes through, e.g. nats://10.0.0.5:4222 (env CROSSBAR_NATS). "
                     + "Default: none, this node runs alone.")
     String servers;
 
-    @Option(names = "--nats-user", paramLabel = "NAME", defaultValue = "${env:CROSSBAR_NATS_USER}",
-            description = "NATS user name (env CROSSBAR_NATS_USER); needs --nats-password.")
+    @Option(names = "--nats-user", paramLabel = "NAME", description = "NATS user name (env CROSSBAR_NATS_USER); needs --nats-password.")
     String user;
 
-    @Option(names = "--nats-password", paramLabel = "SECRET", defaultValue = "${env:CROSSBAR_NATS_PASSWORD}",
-            description = "NATS password (better: env CROSSBAR_NATS_PASSWORD). Never logged.")
+    @Option(names = "--nats-password", paramLabel = "SECRET", description = "NATS password (better: env CROSSBAR_NATS_PASSWORD). Never logged.")
     String password;
 
-    @Option(names = "--nats-token", paramLabel = "SECRET", defaultValue = "${env:CROSSBAR_NATS_TOKEN}",
-            description = "NATS authentication token (better: env CROSSBAR_NATS_TOKEN). Never logged.")
+    @Option(names = "--nats-token", paramLabel = "SECRET", description = "NATS authentication token (better: env CROSSBAR_NATS_TOKEN). Never logged.")
     String token;
 
     @Option(names = "--nats-creds", paramLabel = "FILE",
@@ -40,13 +36,12 @@ final class ClusterOptions {
                     + "default: the JVM's trusted CAs.")
     Path tlsCa;
 
-    @Option(names = "--nats-max-pending", paramLabel = "SIZE", converter = Units.BytesConverter.class,
-            defaultValue = "64MiB", description = "Bytes of messages that may wait to go to NATS (and again in the client); "
+    @Option(names = "--nats-max-pending", paramLabel = "SIZE", converter = UnitConverters.BytesConverter.class,
+            description = "Bytes of messages that may wait to go to NATS (and again in the client); "
                     + "past that, messages for other nodes are dropped whole and counted (default ${DEFAULT-VALUE}).")
     long maxPending;
 
-    @Option(names = "--node-name", paramLabel = "NAME", defaultValue = "${env:CROSSBAR_NODE_NAME}",
-            description = "This node's name in statistics and in NATS's connection list (env CROSSBAR_NODE_NAME; default: the host name).")
+    @Option(names = "--node-name", paramLabel = "NAME", description = "This node's name in statistics and in NATS's connection list (env CROSSBAR_NODE_NAME; default: the host name).")
     String nodeName;
 
     /**

@@ -7,157 +7,151 @@ import dev.crossbar.server.config.AuthConfig;
 import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.config.TlsConfig;
 import dev.crossbar.server.config.TlsProvider;
-import dev.crossbar.server.transport.RelayLoops;
-import dev.crossbar.server.warmup.JitWarmup;
+import dev.crossbar.server.config.ConfigSource;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code crossbar}: flags (and {@code CROSSBAR_LISTEN}) mapped onto {@link ServerConfig}. */
+/**
+ * {@code crossbar}: the options, mapped onto {@link ServerConfig}. Each may come from a flag, the
+ * environment ({@code CROSSBAR_<OPTION>}) or the configuration file ({@code --config}); see
+ * {@link ConfigSources}. Defaults come from the configuration's constants ({@link OptionDefaults}).
+ */
 @Command(name = "crossbar", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        sortOptions = false, usageHelpAutoWidth = true,
+        defaultValueProvider = OptionDefaults.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"WebSocket relay for remote laboratories.",
-                "Every path is a topic: N:N on /<topic>, 1:N from /in/<t> to /out/<t>."})
-public final class CrossbarCommand implements Callable<Integer> {
+                "Every path is a topic: N:N on /<topic>, 1:N from /in/<t> to /out/<t>.",
+                "Every option may also be set as CROSSBAR_<OPTION> in the environment (e.g. CROSSBAR_MAX_MESSAGE)"
+                        + " or as <option>: <value> in the --config file; a flag wins over the environment,"
+                        + " which wins over the file."})
+public final class CrossbarCommand {
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "YAML file of options: each key an option's name without its dashes, e.g. 'listen: :8080', "
+                    + "'route: [\"/cam/**:start=keyframe\"]' (env CROSSBAR_CONFIG). Re-read on SIGHUP and POST /admin/reload.")
+    Path configFile;
+
+    @Option(names = "--print-config",
+            description = "Print the effective configuration, where each value came from (secrets redacted), and exit.")
+    boolean printConfig;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT",
-            defaultValue = "${env:CROSSBAR_LISTEN:-" + ServerConfig.DEFAULT_LISTEN + "}",
-            description = "Address to serve on (env CROSSBAR_LISTEN; default ${DEFAULT-VALUE}). Use :8080 for all interfaces.")
+            description = "Address to serve on (default ${DEFAULT-VALUE}). Use :8080 for all interfaces.")
     String listen;
 
     @Option(names = "--event-loops", paramLabel = "N", description = "I/O threads (default: number of cores, ${DEFAULT-VALUE}).")
-    int eventLoops = Runtime.getRuntime().availableProcessors();
+    int eventLoops;
 
-    @Option(names = "--home-loop-members", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_HOME_LOOP_MEMBERS,
-            description = "A topic's first N members share one I/O thread, so a small topic's messages never cross threads"
+    @Option(names = "--home-loop-members", paramLabel = "N", description = "A topic's first N members share one I/O thread, so a small topic's messages never cross threads"
                     + " (less CPU per message); further members go to the thread with the fewest of the topic's members. 0: off (default ${DEFAULT-VALUE}).")
     int homeLoopMembers;
 
-    @Option(names = "--fanout-loop-receivers", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_FANOUT_LOOP_RECEIVERS,
-            description = "A 1:N stream's publishers are read on one I/O thread and its subscribers, past the first, written"
+    @Option(names = "--fanout-loop-receivers", paramLabel = "N", description = "A 1:N stream's publishers are read on one I/O thread and its subscribers, past the first, written"
                     + " by the others, up to N each; past that every thread takes its share. 0: placed like any topic"
                     + " (default ${DEFAULT-VALUE}).")
     int fanoutLoopReceivers;
 
-    @Option(names = "--transport", paramLabel = "auto|nio", defaultValue = "auto",
-            description = "auto: native epoll on Linux, else NIO; nio: always NIO (default ${DEFAULT-VALUE}).")
+    @Option(names = "--transport", paramLabel = "auto|nio", description = "auto: native epoll on Linux, else NIO; nio: always NIO (default ${DEFAULT-VALUE}).")
     String transport;
 
-    @Option(names = "--max-message", paramLabel = "SIZE", converter = Units.IntBytesConverter.class,
-            defaultValue = "10MiB", description = "Largest message, after reassembly of fragments; larger closes with 1009 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-message", paramLabel = "SIZE", converter = UnitConverters.IntBytesConverter.class,
+            description = "Largest message, after reassembly of fragments; larger closes with 1009 (default ${DEFAULT-VALUE}).")
     int maxMessage;
 
-    @Option(names = "--max-path-length", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_PATH_LENGTH,
-            description = "Longest topic path in characters; longer is refused with 400 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-path-length", paramLabel = "N", description = "Longest topic path in characters; longer is refused with 400 (default ${DEFAULT-VALUE}).")
     int maxPathLength;
 
-    @Option(names = "--subprotocol", paramLabel = "NAME", split = ",", defaultValue = "null",
-            description = "Subprotocols accepted and echoed; '*' accepts whatever a client offers first (default ${DEFAULT-VALUE}, as jsmpeg offers).")
+    @Option(names = "--subprotocol", paramLabel = "NAME", split = ",", description = "Subprotocols accepted and echoed; '*' accepts whatever a client offers first (default ${DEFAULT-VALUE}, as jsmpeg offers).")
     List<String> subprotocols;
 
-    @Option(names = "--handshake-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "10s", description = "Close a connection that has not upgraded this long after connecting (default ${DEFAULT-VALUE}).")
+    @Option(names = "--handshake-timeout", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "Close a connection that has not upgraded this long after connecting (default ${DEFAULT-VALUE}).")
     Duration handshakeTimeout;
 
-    @Option(names = "--ping-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "30s", description = "Ping a client this long after last hearing from it (default ${DEFAULT-VALUE}).")
+    @Option(names = "--ping-interval", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "Ping a client this long after last hearing from it (default ${DEFAULT-VALUE}).")
     Duration pingInterval;
 
-    @Option(names = "--idle-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "60s", description = "Close (1001) a client silent this long, pongs included (default ${DEFAULT-VALUE}).")
+    @Option(names = "--idle-timeout", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "Close (1001) a client silent this long, pongs included (default ${DEFAULT-VALUE}).")
     Duration idleTimeout;
 
-    @Option(names = "--http-idle-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "30s", description = "Close an HTTP connection kept open (keep-alive) when no request came this long after its last response (default ${DEFAULT-VALUE}).")
+    @Option(names = "--http-idle-timeout", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "Close an HTTP connection kept open (keep-alive) when no request came this long after its last response (default ${DEFAULT-VALUE}).")
     Duration httpIdleTimeout;
 
-    @Option(names = "--health-probe-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "1s", description = "Send a probe message through the fan-out to each event loop this often (default ${DEFAULT-VALUE}).")
+    @Option(names = "--health-probe-interval", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "Send a probe message through the fan-out to each event loop this often (default ${DEFAULT-VALUE}).")
     Duration healthProbeInterval;
 
-    @Option(names = "--health-max-probe-age", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "5s", description = "/healthz answers 503 while an event loop has left a probe undelivered this long (default ${DEFAULT-VALUE}).")
+    @Option(names = "--health-max-probe-age", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "/healthz answers 503 while an event loop has left a probe undelivered this long (default ${DEFAULT-VALUE}).")
     Duration healthMaxProbeAge;
 
-    @Option(names = "--max-client-queue", paramLabel = "SIZE", converter = Units.IntBytesConverter.class,
-            defaultValue = "1MiB", description = "Bytes a client may have queued behind the message it is receiving; past that its messages are dropped whole (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-client-queue", paramLabel = "SIZE", converter = UnitConverters.IntBytesConverter.class,
+            description = "Bytes a client may have queued behind the message it is receiving; past that its messages are dropped whole (default ${DEFAULT-VALUE}).")
     int maxClientQueue;
 
-    @Option(names = "--max-loop-backlog", paramLabel = "SIZE", converter = Units.BytesConverter.class,
-            defaultValue = "64MiB", description = "Fan-out bytes queued for one event loop before messages are dropped (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-loop-backlog", paramLabel = "SIZE", converter = UnitConverters.BytesConverter.class,
+            description = "Fan-out bytes queued for one event loop before messages are dropped (default ${DEFAULT-VALUE}).")
     long maxLoopBacklog;
 
-    @Option(names = "--slow-consumer", paramLabel = "drop|disconnect", defaultValue = "drop",
-            description = "A client over its queue: drop its messages, or also disconnect it (1013) after the grace (default ${DEFAULT-VALUE}).")
+    @Option(names = "--slow-consumer", paramLabel = "drop|disconnect", description = "A client over its queue: drop its messages, or also disconnect it (1013) after the grace (default ${DEFAULT-VALUE}).")
     String slowConsumer;
 
-    @Option(names = "--slow-consumer-grace", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "10s", description = "How long a client may stay over its queue under 'disconnect' (default ${DEFAULT-VALUE}).")
+    @Option(names = "--slow-consumer-grace", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "How long a client may stay over its queue under 'disconnect' (default ${DEFAULT-VALUE}).")
     Duration slowConsumerGrace;
 
-    @Option(names = "--client-stall-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "1s", description = "A receiver that has read nothing of its queue for this long is stalled: past "
+    @Option(names = "--client-stall-timeout", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "A receiver that has read nothing of its queue for this long is stalled: past "
                     + "--max-client-queue it loses messages; one still reading may queue up to twice --max-message "
                     + "(default ${DEFAULT-VALUE}).")
     Duration clientStallTimeout;
 
-    @Option(names = "--shutdown-grace", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "3s", description = "On SIGTERM, how long clients get to close after 1001 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--shutdown-grace", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "On SIGTERM, how long clients get to close after 1001 (default ${DEFAULT-VALUE}).")
     Duration shutdownGrace;
 
-    @Option(names = "--warm-up", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "2s", description = "Before listening, carry traffic this long through a relay of its own on "
-                    + "loopback, then 1 s more one message at a time, so the first clients meet compiled code (default "
-                    + "${DEFAULT-VALUE}; 0 skips it; at most 5m).")
-    Duration warmUp;
-
-    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_CONNECTIONS,
-            description = "Connections at once; beyond it new ones get 503 before the upgrade (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-connections", paramLabel = "N", description = "Connections at once; beyond it new ones get 503 before the upgrade (default ${DEFAULT-VALUE}).")
     int maxConnections;
 
     @Option(names = "--max-connections-per-address", paramLabel = "N",
-            defaultValue = "" + ServerConfig.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             description = "Connections from one remote address; beyond it 429 (default ${DEFAULT-VALUE}).")
     int maxConnectionsPerAddress;
 
-    @Option(names = "--max-topics", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_TOPICS,
-            description = "Live topics; a connection that would create another gets 503 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-topics", paramLabel = "N", description = "Live topics; a connection that would create another gets 503 (default ${DEFAULT-VALUE}).")
     int maxTopics;
 
     @Option(names = "--allowed-origin", paramLabel = "ORIGIN", split = ",",
             description = "Browser origins allowed to connect (repeatable, e.g. https://lab.example.org); others get 403. Default: any.")
     List<String> allowedOrigins = List.of();
-    @Option(names = "--stats-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "5s", description = "How often /ws pushes a statistics snapshot; rates are measured over this window (default ${DEFAULT-VALUE}, at least 100ms).")
+    @Option(names = "--stats-interval", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "How often /ws pushes a statistics snapshot; rates are measured over this window (default ${DEFAULT-VALUE}, at least 100ms).")
     Duration statsInterval;
 
-    @Option(names = "--stats-full-client-details", defaultValue = "" + ServerConfig.DEFAULT_STATS_FULL_CLIENT_DETAILS,
-            description = "Show every reader of /stats and /ws whole client addresses and user agents (default ${DEFAULT-VALUE}: "
+    @Option(names = "--stats-full-client-details", description = "Show every reader of /stats and /ws whole client addresses and user agents (default ${DEFAULT-VALUE}: "
                     + "addresses truncated to /24 or /48, user agents to the product name, unless the reader holds the admin scope).")
     boolean statsFullClientDetails;
 
-    @Option(names = "--stats-cluster-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "2s", description = "How long the cluster view waits for other nodes' statistics; "
+    @Option(names = "--stats-cluster-timeout", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "How long the cluster view waits for other nodes' statistics; "
                     + "a node silent for longer is shown missing (default ${DEFAULT-VALUE}; never longer than --stats-interval).")
     Duration statsClusterTimeout;
 
-    @Option(names = "--stats-cluster-max-reply", paramLabel = "SIZE", converter = Units.BytesConverter.class,
-            defaultValue = "512KiB", description = "Largest statistics reply a node sends another over NATS; "
+    @Option(names = "--stats-cluster-max-reply", paramLabel = "SIZE", converter = UnitConverters.BytesConverter.class,
+            description = "Largest statistics reply a node sends another over NATS; "
                     + "topics or connections past it are left out and counted (default ${DEFAULT-VALUE}).")
     long statsClusterMaxReply;
 
-    @Option(names = "--trust-forwarded-for", defaultValue = "false",
-            description = "Take each client's address from X-Forwarded-For (the last entry, added by your proxy). Only behind a proxy you trust (default ${DEFAULT-VALUE}).")
+    @Option(names = "--trust-forwarded-for", description = "Take each client's address from X-Forwarded-For (the last entry, added by your proxy). Only behind a proxy you trust (default ${DEFAULT-VALUE}).")
     boolean trustForwardedFor;
 
     @Option(names = "--admin-listen", paramLabel = "HOST:PORT",
@@ -165,18 +159,15 @@ public final class CrossbarCommand implements Callable<Integer> {
     String adminListen;
     // ---- Access control (off unless a key is given) and TLS; see docs/operations.md ----
 
-    private static final Logger log = LoggerFactory.getLogger(CrossbarCommand.class);
-    /** The longest --warm-up: minutes of it would only delay the start. */
-    static final Duration MAX_WARM_UP = Duration.ofMinutes(5);
-
-    /** Environment variables holding the HS256 secret: ours, then the original crossbar's. */
-    static final List<String> SECRET_ENV = List.of("CROSSBAR_AUTH_SECRET", "CROSSBAR_SECRET");
-    /** Environment variables holding the audience: ours, then the original crossbar's. */
-    static final List<String> AUDIENCE_ENV = List.of("CROSSBAR_AUTH_AUDIENCE", "CROSSBAR_AUDIENCE");
+    /** The original crossbar's name for the HS256 secret, read when no key is configured. */
+    static final String LEGACY_SECRET_ENV = "CROSSBAR_SECRET";
+    /** The original crossbar's name for the audience, read when none is configured. */
+    static final String LEGACY_AUDIENCE_ENV = "CROSSBAR_AUDIENCE";
 
     @Option(names = "--auth-secret", paramLabel = "SECRET",
             description = "HS256 shared secret (at least 32 bytes); turns access control on. Prefer the env "
-                    + "CROSSBAR_AUTH_SECRET or --auth-secret-file: a flag shows in the process list. Never logged.")
+                    + "CROSSBAR_AUTH_SECRET (or CROSSBAR_SECRET) or --auth-secret-file: a flag shows in the process list. "
+                    + "Never logged.")
     String authSecret;
 
     @Option(names = "--auth-secret-file", paramLabel = "FILE",
@@ -193,11 +184,11 @@ public final class CrossbarCommand implements Callable<Integer> {
 
     @Option(names = "--auth-audience", paramLabel = "URL",
             description = "This relay's name in the tokens' aud claim, e.g. wss://relay.example.org "
-                    + "(env CROSSBAR_AUTH_AUDIENCE or CROSSBAR_AUDIENCE). Required with a key.")
+                    + "(also env CROSSBAR_AUDIENCE). Required with a key.")
     String authAudience;
 
-    @Option(names = "--auth-clock-skew", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "30s", description = "Tolerance for exp and nbf; a connection lasts until exp plus this (default ${DEFAULT-VALUE}).")
+    @Option(names = "--auth-clock-skew", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "Tolerance for exp and nbf; a connection lasts until exp plus this (default ${DEFAULT-VALUE}).")
     Duration authClockSkew;
 
     @Option(names = "--auth-first-message",
@@ -205,12 +196,11 @@ public final class CrossbarCommand implements Callable<Integer> {
                     + "message, answered with {\"topic\",\"authorised\",\"reason\"} (the original crossbar's way; default off).")
     boolean authFirstMessage;
 
-    @Option(names = "--auth-max-revocations", paramLabel = "N", defaultValue = "" + AuthConfig.DEFAULT_MAX_REVOCATIONS,
-            description = "Revoked jti/sid entries kept at once, each until its token would expire (default ${DEFAULT-VALUE}).")
+    @Option(names = "--auth-max-revocations", paramLabel = "N", description = "Revoked jti/sid entries kept at once, each until its token would expire (default ${DEFAULT-VALUE}).")
     int authMaxRevocations;
 
-    @Option(names = "--auth-revocation-ttl", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "24h", description = "How long a revocation is kept when the token's exp is unknown (default ${DEFAULT-VALUE}).")
+    @Option(names = "--auth-revocation-ttl", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "How long a revocation is kept when the token's exp is unknown (default ${DEFAULT-VALUE}).")
     Duration authRevocationTtl;
 
     @Option(names = "--stats-require-admin",
@@ -224,12 +214,11 @@ public final class CrossbarCommand implements Callable<Integer> {
     @Option(names = "--tls-key", paramLabel = "FILE", description = "PEM (PKCS#8) private key of --tls-cert.")
     Path tlsKey;
 
-    @Option(names = "--tls-provider", paramLabel = "auto|openssl|jdk", defaultValue = "auto",
-            description = "auto: OpenSSL (BoringSSL) where available, else the JDK (default ${DEFAULT-VALUE}).")
+    @Option(names = "--tls-provider", paramLabel = "auto|openssl|jdk", description = "auto: OpenSSL (BoringSSL) where available, else the JDK (default ${DEFAULT-VALUE}).")
     String tlsProvider;
 
-    @Option(names = "--tls-reload-interval", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "5s", description = "How often the certificate files are checked for a change; SIGHUP reloads at once (default ${DEFAULT-VALUE}).")
+    @Option(names = "--tls-reload-interval", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "How often the certificate files are checked for a change; SIGHUP reloads at once (default ${DEFAULT-VALUE}).")
     Duration tlsReloadInterval;
 
     /** The process environment; replaced in tests. */
@@ -319,8 +308,8 @@ public final class CrossbarCommand implements Callable<Integer> {
             throw new IllegalArgumentException(String.join(", ", given) + ": more than one key given (expected: one)");
         }
         if (keys == null) {
-            String secret = firstEnv(SECRET_ENV);
-            if (secret != null) {
+            String secret = env.get(LEGACY_SECRET_ENV);
+            if (secret != null && !secret.isEmpty()) {
                 keys = VerificationKeys.hmac(secret.getBytes(StandardCharsets.UTF_8));
             }
         }
@@ -330,7 +319,7 @@ public final class CrossbarCommand implements Callable<Integer> {
         }
         return AuthConfig.builder()
                 .keys(keys)
-                .audience(authAudience != null ? authAudience : firstEnv(AUDIENCE_ENV))
+                .audience(authAudience != null ? authAudience : emptyAsNull(env.get(LEGACY_AUDIENCE_ENV)))
                 .clockSkew(authClockSkew)
                 .firstMessage(authFirstMessage)
                 .adminPaths(statsRequireAdmin ? AuthConfig.STATS_PATHS : java.util.Set.of())
@@ -339,14 +328,8 @@ public final class CrossbarCommand implements Callable<Integer> {
                 .build();
     }
 
-    private String firstEnv(List<String> names) {
-        for (String n : names) {
-            String v = env.get(n);
-            if (v != null && !v.isEmpty()) {
-                return v;
-            }
-        }
-        return null;
+    private static String emptyAsNull(String v) {
+        return v == null || v.isEmpty() ? null : v;
     }
 
     TlsConfig tlsConfig() {
@@ -366,8 +349,11 @@ public final class CrossbarCommand implements Callable<Integer> {
         return TlsConfig.of(tlsCert, tlsKey, provider, tlsReloadInterval);
     }
 
-    @Override
-    public Integer call() {
+    /**
+     * Starts the relay and serves until the JVM is told to stop; SIGHUP and {@code POST /admin/reload}
+     * read the configuration again from {@code source}. Returns the exit code.
+     */
+    int run(ConfigSource source) {
         ServerConfig config;
         try {
             config = toConfig();
@@ -375,30 +361,17 @@ public final class CrossbarCommand implements Callable<Integer> {
             System.err.println("crossbar: " + e.getMessage());
             return 2;
         }
-        if (warmUp.isNegative() || warmUp.compareTo(MAX_WARM_UP) > 0) {
-            System.err.println("crossbar: --warm-up: " + warmUp + " (expected: 0 to " + MAX_WARM_UP.toMinutes() + "m)");
-            return 2;
-        }
-        // The warm-up's relay and the deployed one run on the same loops: see RelayLoops for why.
-        RelayLoops loops = RelayLoops.open(config.preferNativeTransport(), config.eventLoops());
-        if (!warmUp.isZero()) {
-            log.info(JitWarmup.run(config, warmUp, loops).describe());
-        }
         CrossbarServer server;
         try {
-            server = CrossbarServer.start(config, loops);
+            server = CrossbarServer.start(config, source);
         } catch (CrossbarServer.StartException e) {
-            loops.close();
             System.err.println("crossbar: " + e.getMessage());
             return 1;
         }
-        if (config.tls().enabled()) {
-            HangupReload.install(server::reloadTls);
-        }
+        HangupReload.install(() -> server.reload());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
-            loops.close();
             stopped.countDown();
         }, "crossbar-shutdown"));
         try {

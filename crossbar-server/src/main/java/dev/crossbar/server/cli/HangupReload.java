@@ -7,9 +7,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * SIGHUP reloads the TLS certificate, as it does for nginx and HAProxy, so a renewal hook can say
- * "now" instead of waiting for the next file check. Installed only when TLS is on; otherwise SIGHUP
- * keeps the JVM's default meaning (shut down).
+ * SIGHUP reloads the configuration and the TLS certificate, as it does for nginx and HAProxy: an
+ * operator edits the configuration file, or a certificate renewal hook says "now" instead of
+ * waiting for the next file check.
  *
  * <p>{@code sun.misc.Signal} (module jdk.unsupported) is the only way a Java program can handle a
  * signal. It is reached by reflection so that the build stays free of the compiler's
@@ -35,17 +35,18 @@ final class HangupReload {
                             return objectMethod(proxy, method, args);
                         }
                         // Runs on the JVM's signal thread; the reload is quick and synchronised.
-                        log.info("SIGHUP: reloading the TLS certificate");
+                        log.info("SIGHUP: reloading the configuration and the TLS certificate");
                         reload.run();
                         return null;
                     });
             signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, hup, handler);
             return true;
         } catch (InvocationTargetException e) {
-            log.warn("SIGHUP reload unavailable ({}); the certificate is still reloaded when its files change",
-                    e.getCause() == null ? e.toString() : e.getCause().getMessage());
+            log.warn("SIGHUP reload unavailable ({}); use POST /admin/reload; the certificate is still reloaded "
+                    + "when its files change", e.getCause() == null ? e.toString() : e.getCause().getMessage());
         } catch (ReflectiveOperationException | RuntimeException e) {
-            log.warn("SIGHUP reload unavailable ({}); the certificate is still reloaded when its files change", e.toString());
+            log.warn("SIGHUP reload unavailable ({}); use POST /admin/reload; the certificate is still reloaded "
+                    + "when its files change", e.toString());
         }
         return false;
     }

@@ -25,27 +25,26 @@ final class RoutingOptions {
             description = "A file of stream rules, one per line, # comments; after the --route rules.")
     Path routesFile;
 
-    @Option(names = "--last-values", paramLabel = "N", defaultValue = "" + ReplayLimits.DEFAULT_LAST_VALUES,
-            description = "start=last: publishers per topic whose last message is kept (default ${DEFAULT-VALUE}).")
+    @Option(names = "--last-values", paramLabel = "N", description = "start=last: publishers per topic whose last message is kept (default ${DEFAULT-VALUE}).")
     int lastValues;
 
-    @Option(names = "--last-values-size", paramLabel = "SIZE", converter = Units.BytesConverter.class,
-            defaultValue = "1MiB", description = "start=last: bytes kept per topic in all (default ${DEFAULT-VALUE}).")
+    @Option(names = "--last-values-size", paramLabel = "SIZE", converter = UnitConverters.BytesConverter.class,
+            description = "start=last: bytes kept per topic in all (default ${DEFAULT-VALUE}).")
     long lastValuesSize;
 
-    @Option(names = "--keyframe-buffer", paramLabel = "SIZE", converter = Units.BytesConverter.class,
-            defaultValue = "4MiB", description = "start=keyframe: bytes kept per publisher since its last keyframe; "
+    @Option(names = "--keyframe-buffer", paramLabel = "SIZE", converter = UnitConverters.BytesConverter.class,
+            description = "start=keyframe: bytes kept per publisher since its last keyframe; "
                     + "a longer group of pictures is not kept (newcomers start live) (default ${DEFAULT-VALUE}).")
     long keyframeBuffer;
 
-    @Option(names = "--latency-send-buffer", paramLabel = "SIZE", converter = Units.IntBytesConverter.class,
-            defaultValue = "4KiB", description = "max-latency streams: a receiver's socket send buffer (Linux doubles it); "
+    @Option(names = "--latency-send-buffer", paramLabel = "SIZE", converter = UnitConverters.IntBytesConverter.class,
+            description = "max-latency streams: a receiver's socket send buffer (Linux doubles it); "
                     + "what waits longer waits where stale messages can be skipped. Larger carries more per round trip "
                     + "(default ${DEFAULT-VALUE}: 1.3 Mbit/s at 50 ms).")
     int latencySendBuffer;
 
-    @Option(names = "--backpressure-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
-            defaultValue = "30s", description = "slow=backpressure streams: a receiver holding the senders back that reads "
+    @Option(names = "--backpressure-timeout", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "slow=backpressure streams: a receiver holding the senders back that reads "
                     + "nothing for this long is closed with 1013 (default ${DEFAULT-VALUE}).")
     java.time.Duration backpressureTimeout;
 

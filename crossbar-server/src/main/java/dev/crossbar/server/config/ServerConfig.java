@@ -16,6 +16,10 @@ import java.util.List;
 public final class ServerConfig {
 
     public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
+    /** One event loop per core the JVM sees (a container's CPU limit included). */
+    public static final int DEFAULT_EVENT_LOOPS = Runtime.getRuntime().availableProcessors();
+    /** Native epoll where Netty has it (Linux), else NIO. */
+    public static final boolean DEFAULT_PREFER_NATIVE_TRANSPORT = true;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
     public static final int DEFAULT_MAX_PATH_LENGTH = 256;
     /** As the original crossbar: {@code null}, which jsmpeg offers; browsers offer none by default. */
@@ -34,7 +38,7 @@ public final class ServerConfig {
     public static final Duration DEFAULT_HEALTH_MAX_PROBE_AGE = Duration.ofSeconds(5);
     /** Bytes a client may have queued behind the message it is receiving before its messages drop. */
     public static final int DEFAULT_MAX_CLIENT_QUEUE_BYTES = 1024 * 1024;
-    public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = 64L * 1024 * 1024;
+    public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = dev.crossbar.core.topic.Router.DEFAULT_MAX_LOOP_BACKLOG_BYTES;
     public static final SlowConsumerPolicy DEFAULT_SLOW_CONSUMER_POLICY = SlowConsumerPolicy.DROP;
     public static final Duration DEFAULT_SLOW_CONSUMER_GRACE = Duration.ofSeconds(10);
     /**
@@ -521,10 +525,10 @@ public final class ServerConfig {
     /** Builds a {@link ServerConfig}; every setter's default is the matching constant. */
     public static final class Builder {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
-        private int eventLoops = Runtime.getRuntime().availableProcessors();
+        private int eventLoops = DEFAULT_EVENT_LOOPS;
         private int homeLoopMembers = DEFAULT_HOME_LOOP_MEMBERS;
         private int fanoutLoopReceivers = DEFAULT_FANOUT_LOOP_RECEIVERS;
-        private boolean preferNativeTransport = true;
+        private boolean preferNativeTransport = DEFAULT_PREFER_NATIVE_TRANSPORT;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private int maxPathLength = DEFAULT_MAX_PATH_LENGTH;
         private List<String> subprotocols = DEFAULT_SUBPROTOCOLS;

@@ -5,5 +5,10 @@ public enum SlowConsumerPolicy {
     /** Drop whole messages for it (and count them) until it drains below the low-water mark. */
     DROP,
     /** Drop as above, and close it (1013) if it is still over the mark after the grace period. */
-    DISCONNECT
+    DISCONNECT;
+
+    /** The name on the command line and in the configuration file. */
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
 }

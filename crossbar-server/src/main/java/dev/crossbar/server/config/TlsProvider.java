@@ -7,5 +7,10 @@ public enum TlsProvider {
     /** OpenSSL only; start-up fails if it is not available on this platform. */
     OPENSSL,
     /** The JDK's own TLS (SSLEngine). */
-    JDK
+    JDK;
+
+    /** The name on the command line and in the configuration file. */
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
 }

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,15 +20,16 @@ public final class LoopHealthMetrics implements MeterBinder {
     public static final String PROBE_LAST_LATENCY = "crossbar.health.probe.latency.last";
     public static final String PROBE_AGE = "crossbar.health.probe.age";
 
-    private final LoopHealth health;
+    /** Held here: Micrometer holds the objects behind gauges weakly. */
+    private final List<LoopHealth.Probe> probes;
 
     public LoopHealthMetrics(LoopHealth health) {
-        this.health = requireNonNull(health, "health");
+        this.probes = List.copyOf(requireNonNull(health, "health").probes());
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        for (LoopHealth.Probe p : health.probes()) {
+        for (LoopHealth.Probe p : probes) {
             String loop = Integer.toString(p.loop());
             FunctionTimer.builder(PROBE_LATENCY, p, LoopHealth.Probe::delivered, LoopHealth.Probe::totalLatencyNanos,
                             TimeUnit.NANOSECONDS).tag("loop", loop)

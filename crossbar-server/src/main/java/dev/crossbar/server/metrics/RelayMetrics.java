@@ -74,10 +74,10 @@ public final class RelayMetrics implements AutoCloseable {
     private final HandshakeFailures failures;
     private final IntSupplier statsSockets;
     private final SilentTopics silentTopics;
-    /** The limits {@link #bindLimits} registered, kept for the same reason. */
-    private int[] limits;
     /** The parts whose meters {@link #bind} registered (kept for the same reason). */
     private final List<MeterBinder> bound = new CopyOnWriteArrayList<>();
+    /** The limits {@link #bindLimits} reads live, kept for the same reason. */
+    private final List<IntSupplier> limitSuppliers = new CopyOnWriteArrayList<>();
 
     public RelayMetrics(TopicRegistry topics, Router router, HandshakeFailures failures, EventLoopGroup eventLoops,
                         IntSupplier statsSockets) {
@@ -158,11 +158,12 @@ public final class RelayMetrics implements AutoCloseable {
     }
 
     /** Adds the relay's limits as gauges, so alerts compare usage with them rather than with a copied number. */
-    public void bindLimits(int maxConnections, int maxTopics) {
-        limits = new int[] {maxConnections, maxTopics};
-        Gauge.builder(CONNECTIONS_MAX, limits, l -> l[0])
+    public void bindLimits(IntSupplier maxConnections, IntSupplier maxTopics) {
+        limitSuppliers.add(maxConnections);
+        limitSuppliers.add(maxTopics);
+        Gauge.builder(CONNECTIONS_MAX, maxConnections, IntSupplier::getAsInt)
                 .description("Connection limit (--max-connections); beyond it 503").register(registry);
-        Gauge.builder(TOPICS_MAX, limits, l -> l[1])
+        Gauge.builder(TOPICS_MAX, maxTopics, IntSupplier::getAsInt)
                 .description("Topic limit (--max-topics); beyond it 503").register(registry);
     }
 

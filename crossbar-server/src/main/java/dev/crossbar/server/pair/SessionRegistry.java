@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class SessionRegistry {
 
-    private final SessionConfig config;
+    /** Changed by a configuration reload; sessions already offered keep their timeout. */
+    private volatile SessionConfig config;
     private final ConcurrentHashMap<TopicKey, List<HostEnd>> hosts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Session> waiting = new ConcurrentHashMap<>();
     private final AtomicInteger turn = new AtomicInteger();
@@ -32,6 +33,11 @@ public final class SessionRegistry {
 
     public SessionRegistry(SessionConfig config) {
         this.config = requireNonNull(config, "config");
+    }
+
+    /** New limits for sessions offered from now on (a reload). */
+    public void reconfigure(SessionConfig next) {
+        this.config = requireNonNull(next, "next");
     }
 
     public SessionConfig config() {

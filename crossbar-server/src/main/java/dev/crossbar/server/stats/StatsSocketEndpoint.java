@@ -8,6 +8,7 @@ import dev.crossbar.server.http.HttpResponses;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.websocket.ProtocolViolations;
+import dev.crossbar.server.websocket.WebSocketProtocol;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -16,7 +17,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import java.util.function.Function;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 
@@ -49,27 +49,7 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
     public StatsSocketEndpoint(StatsService service, ServerConfig config, Function<HttpRequest, ClientDetails> details) {
         this.service = requireNonNull(service, "service");
         this.details = requireNonNull(details, "details");
-        this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
-                // The gate has already chosen this path; accept whatever query string came with it.
-                .websocketPath("/")
-                .checkStartsWith(true)
-                .subprotocols(String.join(",", config.subprotocols()))
-                .handshakeTimeoutMillis(config.handshakeTimeout().toMillis())
-                .forceCloseTimeoutMillis(1000)
-                .handleCloseFrames(true)
-                // No automatic 1000 on close(): a violation is answered with 1002/1007/1009 by
-                // ProtocolViolations, and our own closes send their code (CloseCodes).
-                .sendCloseFrame(null)
-                .dropPongFrames(true)
-                .decoderConfig(WebSocketDecoderConfig.newBuilder()
-                        .maxFramePayloadLength(MAX_REQUEST_BYTES)
-                        .expectMaskedFrames(true)
-                        .allowExtensions(false)
-                        // Thrown only: ProtocolViolations answers, and closes without a reset.
-                        .closeOnProtocolViolation(false)
-                        .withUTF8Validator(true)
-                        .build())
-                .build();
+        this.wsConfig = WebSocketProtocol.config(config.subprotocols(), config.handshakeTimeout(), MAX_REQUEST_BYTES);
         this.missedPingsBeforeClose = ConnectionLifecycle.missedPingsBeforeClose(config.pingInterval(), config.idleTimeout());
     }
 

@@ -11,6 +11,7 @@ import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.websocket.ReadIdleTimer;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -31,18 +32,30 @@ import java.util.concurrent.TimeUnit;
  */
 public final class AdminInitializer extends ChannelInitializer<SocketChannel> {
 
-    private final ServerConfig config;
-    private final Map<String, HttpEndpoint> endpoints;
     private final HandshakeFailures failures;
+    /** The configuration and endpoints new connections get; replaced together by a reload. */
+    private volatile Assembly current;
+
+    private record Assembly(ServerConfig config, Map<String, HttpEndpoint> endpoints) {
+    }
 
     public AdminInitializer(ServerConfig config, Map<String, HttpEndpoint> endpoints, HandshakeFailures failures) {
-        this.config = requireNonNull(config, "config");
-        this.endpoints = Map.copyOf(endpoints);
         this.failures = requireNonNull(failures, "failures");
+        reconfigure(config, endpoints);
+    }
+
+    /** Assembles connections from now on after {@code config} (a reload); those open keep theirs. */
+    public void reconfigure(ServerConfig config, Map<String, HttpEndpoint> endpoints) {
+        current = new Assembly(requireNonNull(config, "config"), Map.copyOf(endpoints));
     }
 
     @Override
     protected void initChannel(SocketChannel ch) {
+        Assembly a = current;
+        ServerConfig config = a.config();
+        Map<String, HttpEndpoint> endpoints = a.endpoints();
+        ch.config().setWriteBufferWaterMark(
+                new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()));
         ChannelPipeline p = ch.pipeline();
         p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis(), failures));
         p.addLast("idle", new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS));

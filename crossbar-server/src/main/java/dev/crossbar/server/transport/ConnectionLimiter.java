@@ -15,14 +15,25 @@ public final class ConnectionLimiter {
         TOO_MANY_CONNECTIONS, TOO_MANY_FROM_ADDRESS
     }
 
-    private final int maxTotal;
-    private final int maxPerAddress;
+    /** Limits, changed by a configuration reload; connections already open are kept. */
+    private volatile int maxTotal;
+    private volatile int maxPerAddress;
     private final AtomicInteger total = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perAddress = new ConcurrentHashMap<>();
 
     public ConnectionLimiter(int maxTotal, int maxPerAddress) {
+        limits(maxTotal, maxPerAddress);
+    }
+
+    /** Sets the limits for connections from now on (a reload); those open stay open. */
+    public void limits(int maxTotal, int maxPerAddress) {
         this.maxTotal = maxTotal;
         this.maxPerAddress = maxPerAddress;
+    }
+
+    /** The limit on all connections at once. */
+    public int maxTotal() {
+        return maxTotal;
     }
 
     /** Admits one connection from {@code address}, or says why not (and then holds nothing). */

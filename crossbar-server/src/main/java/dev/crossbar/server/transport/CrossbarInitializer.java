@@ -19,20 +19,21 @@ import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.tls.ServerTlsContext;
-import dev.crossbar.server.tls.TlsDetector;
+import dev.crossbar.server.tls.TlsPort;
 import dev.crossbar.server.tls.TlsErrors;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.websocket.ProtocolViolations;
 import dev.crossbar.server.websocket.ReadIdleTimer;
+import dev.crossbar.server.websocket.WebSocketProtocol;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import java.util.List;
@@ -82,20 +83,22 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     /** Pipeline name of the idle timer, which {@link HomeLoop} re-arms after a move. */
     static final String IDLE = "idle";
 
-    private final ServerConfig config;
     private final Router router;
     private final ChannelGroup sessions;
-    private final RouteParser routes;
-    private final Map<String, HttpEndpoint> endpoints;
-    private final WebSocketServerProtocolConfig wsConfig;
     private final ConnectionGuard guard;
     private final HomeLoop homeLoop;
     private final HandshakeFailures failures;
     private final ServerTlsContext tls;
     private final AccessControl access;
-    private final AdminGuard adminGuard;
-    private final SessionGate sessionGate;
-    private final FrameCodecSwap frameCodecSwap;
+    private final SessionRegistry pairs;
+    /** What the configuration makes of each new connection; replaced whole by a reload. */
+    private volatile Assembly current;
+
+    /** The parts of the pipeline that follow from the configuration, built once per configuration. */
+    private record Assembly(ServerConfig config, RouteParser routes, Map<String, HttpEndpoint> endpoints,
+                            WebSocketServerProtocolConfig wsConfig, AdminGuard adminGuard, SessionGate sessionGate,
+                            FrameCodecSwap frameCodecSwap) {
+    }
 
     /**
      * @param limiter counts connections against the connection limits
@@ -110,77 +113,70 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.failures = requireNonNull(failures, "failures");
         this.tls = tls;
         this.access = access;
-        this.adminGuard = access == null || access.config().adminPaths().isEmpty()
-                ? null : new AdminGuard(access, access.config().adminPaths());
-        this.config = requireNonNull(config, "config");
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
-        this.endpoints = Map.copyOf(endpoints);
-        this.routes = new RouteParser(config.maxPathLength());
+        this.pairs = requireNonNull(pairs, "pairs");
         this.guard = new ConnectionGuard(limiter);
-        this.sessionGate = new SessionGate(pairs, config.routing(), sessions);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
                 ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(),
                         config.fanoutLoopReceivers(), IDLE, this::idleTimer) : null;
-        this.frameCodecSwap = new FrameCodecSwap(config.maxMessageBytes());
-        this.wsConfig = WebSocketServerProtocolConfig.newBuilder()
-                .websocketPath("/")
-                .checkStartsWith(true)
-                .subprotocols(String.join(",", config.subprotocols()))
-                .handshakeTimeoutMillis(config.handshakeTimeout().toMillis())
-                .forceCloseTimeoutMillis(1000)
-                .handleCloseFrames(true)
-                // No automatic 1000 on close(): a violation is answered with 1002/1007/1009 (or, after an
-                // invalid close frame, nothing) by ProtocolViolations, and our own closes send their code (CloseCodes).
-                .sendCloseFrame(null)
-                .dropPongFrames(true)
-                .decoderConfig(WebSocketDecoderConfig.newBuilder()
-                        .maxFramePayloadLength(config.maxMessageBytes())
-                        .expectMaskedFrames(true)
-                        .allowMaskMismatch(false)
-                        .allowExtensions(false)
-                        // Thrown only: ProtocolViolations answers, and closes without a reset.
-                        .closeOnProtocolViolation(false)
-                        .withUTF8Validator(true)
-                        .build())
-                .build();
+        reconfigure(config, endpoints);
+    }
+
+    /**
+     * Assembles connections from now on after {@code config} (a reload): those already open keep
+     * their pipelines. What cannot change without a restart (the loops, TLS, whether tokens are
+     * checked) stays as the relay started.
+     */
+    public void reconfigure(ServerConfig config, Map<String, HttpEndpoint> endpoints) {
+        requireNonNull(config, "config");
+        AdminGuard adminGuard = access == null || access.config().adminPaths().isEmpty()
+                ? null : new AdminGuard(access, access.config().adminPaths());
+        current = new Assembly(config, new RouteParser(config.maxPathLength()), Map.copyOf(endpoints),
+                WebSocketProtocol.config(config.subprotocols(), config.handshakeTimeout(), config.maxMessageBytes()),
+                adminGuard, new SessionGate(pairs, config.routing(), sessions), new FrameCodecSwap(config.maxMessageBytes()));
     }
 
     /** Fires the reader-idle events the session pings on; a fresh one per channel (and per move). */
     private ChannelHandler idleTimer() {
-        return new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS);
+        return new ReadIdleTimer(current.config().pingInterval().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
     protected void initChannel(Channel ch) {
+        Assembly a = current;
+        ServerConfig config = a.config();
+        // Here, not as the bootstrap's option, so that a reload's queue bound reaches new connections.
+        ch.config().setWriteBufferWaterMark(
+                new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()));
         int missedPings = ConnectionLifecycle.missedPingsBeforeClose(config.pingInterval(), config.idleTimeout());
         ChannelPipeline p = ch.pipeline();
         p.addLast("limits", guard);
         if (tls != null) {
-            p.addLast("tls-detect", new TlsDetector(tls));
+            p.addLast("tls-port", new TlsPort(tls));
             p.addLast("tls-errors", TlsErrors.INSTANCE);
         }
         p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis(), failures));
-        p.addLast(IDLE, idleTimer());
+        p.addLast(IDLE, new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
         p.addLast("keep-alive", new HttpKeepAlive(config.httpIdleTimeout().toMillis()));
-        if (adminGuard != null) {
-            p.addLast("admin-guard", adminGuard);
+        if (a.adminGuard() != null) {
+            p.addLast("admin-guard", a.adminGuard());
         }
-        p.addLast("upgrade-gate", new UpgradeGate(routes, endpoints, failures, config.trustForwardedFor(),
-                Set.copyOf(config.allowedOrigins()), router.topics(), sessionGate));
+        p.addLast("upgrade-gate", new UpgradeGate(a.routes(), a.endpoints(), failures, config.trustForwardedFor(),
+                Set.copyOf(config.allowedOrigins()), router.topics(), a.sessionGate()));
         if (access != null) {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }
-        p.addLast("ws-protocol", new WebSocketServerProtocolHandler(wsConfig));
+        p.addLast("ws-protocol", new WebSocketServerProtocolHandler(a.wsConfig()));
         // After the UTF-8 check the protocol handler has just put before itself.
         p.addBefore("ws-protocol", "violations", ProtocolViolations.INSTANCE);
         p.addLast("lifecycle", new ConnectionLifecycle(missedPings));
         if (homeLoop != null) {
             p.addLast("home-loop", homeLoop);
         }
-        p.addLast("frame-codec-swap", frameCodecSwap);
+        p.addLast("frame-codec-swap", a.frameCodecSwap());
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         if (access != null) {
             p.addLast("access", new AccessEnforcer(access));

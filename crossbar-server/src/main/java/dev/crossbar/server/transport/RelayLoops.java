@@ -7,14 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The relay's threads: one loop that accepts connections and the event loops that serve them, on
- * one transport. A relay either opens its own (and stops them when it closes) or is given these,
- * which outlive it.
- *
- * <p>Why apart from the relay: the JIT warm-up's relay runs on the loops the deployed relay then
- * serves on. Loops of its own had to be stopped, and new ones started: the stopping ran branches
- * of the loop's compiled code (shutting down) and the new threads others (their first thread-local
- * lookups, a recycler without objects), each an uncommon trap that threw the event loop's compiled
- * code away as the deployed relay started; C2 compiled it again seconds later, on its clients' time.
+ * one transport.
  */
 public final class RelayLoops implements AutoCloseable {
 
@@ -44,7 +37,7 @@ public final class RelayLoops implements AutoCloseable {
         return transport;
     }
 
-    /** The loop that accepts connections; also where the warm-up's clients run. */
+    /** The loop that accepts connections. */
     public EventLoopGroup accept() {
         return accept;
     }

@@ -27,9 +27,7 @@ class AuthTlsFlagsTest {
     Path dir;
 
     private static CrossbarCommand parse(Map<String, String> env, String... args) {
-        CrossbarCommand cmd = new CrossbarCommand();
-        cmd.env = env;
-        new CommandLine(cmd).parseArgs(args);
+        CrossbarCommand cmd = ConfigSources.resolve(args, env).command();
         return cmd;
     }
 
@@ -124,16 +122,9 @@ class AuthTlsFlagsTest {
         assertTrue(out.toString().contains("--auth-secret=SECRET"), out.toString());
         assertFalse(out.toString().contains(Tokens.SECRET));
 
-        // The command prints configuration errors to stderr itself.
-        CommandLine line = new CommandLine(new CrossbarCommand());
-        java.io.PrintStream realErr = System.err;
         java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(captured, true));
-        try {
-            assertEquals(2, line.execute("--listen", "127.0.0.1:0", "--auth-secret", "not-long-enough", "--auth-audience", "x"));
-        } finally {
-            System.setErr(realErr);
-        }
+        assertEquals(2, Main.run(Map.of(), System.out, new java.io.PrintStream(captured, true),
+                "--listen", "127.0.0.1:0", "--auth-secret", "not-long-enough", "--auth-audience", "x"));
         String printed = captured.toString();
         assertEquals(1, printed.strip().lines().count(), printed);
         assertFalse(printed.contains("not-long-enough"), printed);

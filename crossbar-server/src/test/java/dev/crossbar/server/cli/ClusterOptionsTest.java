@@ -14,6 +14,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -22,8 +23,7 @@ import picocli.CommandLine;
 class ClusterOptionsTest {
 
     private static CrossbarCommand parse(String... args) {
-        CrossbarCommand cmd = new CrossbarCommand();
-        new CommandLine(cmd).parseArgs(args);
+        CrossbarCommand cmd = ConfigSources.resolve(args, Map.of()).command();
         return cmd;
     }
 

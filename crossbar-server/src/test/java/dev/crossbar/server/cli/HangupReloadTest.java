@@ -66,7 +66,7 @@ class HangupReloadTest {
                 Thread.sleep(50);
             }
             assertTrue(relay.isAlive(), "SIGHUP must not stop the relay when TLS is on");
-            assertTrue(Files.readString(log).contains("SIGHUP: reloading the TLS certificate"), Files.readString(log));
+            assertTrue(Files.readString(log).contains("SIGHUP: reloading the configuration and the TLS certificate"), Files.readString(log));
         } finally {
             relay.destroy();
             relay.waitFor(10, TimeUnit.SECONDS);

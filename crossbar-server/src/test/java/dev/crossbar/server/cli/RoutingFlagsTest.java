@@ -20,9 +20,7 @@ class RoutingFlagsTest {
     Path dir;
 
     private static ServerConfig config(String... args) {
-        CrossbarCommand cmd = new CrossbarCommand();
-        cmd.env = Map.of();
-        new CommandLine(cmd).parseArgs(args);
+        CrossbarCommand cmd = ConfigSources.resolve(args, Map.of()).command();
         return cmd.toConfig();
     }
 

@@ -14,9 +14,7 @@ import picocli.CommandLine;
 class SessionFlagsTest {
 
     private static ServerConfig config(String... args) {
-        CrossbarCommand cmd = new CrossbarCommand();
-        cmd.env = Map.of();
-        new CommandLine(cmd).parseArgs(args);
+        CrossbarCommand cmd = ConfigSources.resolve(args, Map.of()).command();
         return cmd.toConfig();
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.server.config.ServerConfig;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -15,8 +16,7 @@ import picocli.CommandLine;
 class StatsFlagsTest {
 
     private static ServerConfig parse(String... args) {
-        CrossbarCommand cmd = new CrossbarCommand();
-        new CommandLine(cmd).parseArgs(args);
+        CrossbarCommand cmd = ConfigSources.resolve(args, Map.of()).command();
         return cmd.toConfig();
     }
 
