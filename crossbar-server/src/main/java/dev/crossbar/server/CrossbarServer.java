@@ -16,6 +16,7 @@ import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.health.LoopHealth;
+import dev.crossbar.server.logging.Logs;
 import dev.crossbar.server.health.LoopHealthMetrics;
 import dev.crossbar.server.cluster.NatsMetrics;
 import dev.crossbar.server.pair.SessionMetrics;
@@ -286,6 +287,7 @@ public final class CrossbarServer implements AutoCloseable {
             access.reconfigure(next.auth(), next.maxPathLength(), next.routing());
         }
         pairs.reconfigure(next.sessions());
+        Logs.configure(next.logFormat(), next.logLevel());
         config = next;
         Map<String, HttpEndpoint> admin = adminEndpoints(next);
         connections.reconfigure(next, endpoints(next, admin));

@@ -8,6 +8,7 @@ import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.config.TlsConfig;
 import dev.crossbar.server.config.TlsProvider;
 import dev.crossbar.server.config.ConfigSource;
+import dev.crossbar.server.config.LogFormat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +38,14 @@ public final class CrossbarCommand {
             description = "YAML file of options: each key an option's name without its dashes, e.g. 'listen: :8080', "
                     + "'route: [\"/cam/**:start=keyframe\"]' (env CROSSBAR_CONFIG). Re-read on SIGHUP and POST /admin/reload.")
     Path configFile;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL",
+            description = "error, warn, info or debug (trace for Netty's own detail); changed by a reload (default ${DEFAULT-VALUE}).")
+    String logLevel;
+
+    @Option(names = "--log-format", paramLabel = "text|json",
+            description = "One line of text per event, or one JSON object per line for a log collector (default ${DEFAULT-VALUE}).")
+    String logFormat;
 
     @Option(names = "--print-config",
             description = "Print the effective configuration, where each value came from (secrets redacted), and exit.")
@@ -263,6 +272,8 @@ public final class CrossbarCommand {
                 .slowConsumerGrace(slowConsumerGrace)
                 .clientStallTimeout(clientStallTimeout)
                 .shutdownGrace(shutdownGrace)
+                .logLevel(logLevel)
+                .logFormat(LogFormat.of(logFormat))
                 .maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress)
                 .maxTopics(maxTopics)

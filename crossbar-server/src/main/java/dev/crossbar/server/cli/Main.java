@@ -1,6 +1,7 @@
 package dev.crossbar.server.cli;
 
 import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.server.logging.Logs;
 import java.io.PrintStream;
 import java.util.Map;
 import picocli.CommandLine;
@@ -66,12 +67,14 @@ public final class Main {
             out.print(PrintedConfig.render(resolved));
             return 0;
         }
+        ServerConfig config;
         try {
-            resolved.command().toConfig();
+            config = resolved.command().toConfig();
         } catch (IllegalArgumentException e) {
             err.println("crossbar: " + explain(e, resolved));
             return 2;
         }
+        Logs.configure(config.logFormat(), config.logLevel());
         return resolved.command().run(() -> load(args, env));
     }
 

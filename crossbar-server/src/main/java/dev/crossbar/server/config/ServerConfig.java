@@ -16,6 +16,11 @@ import java.util.List;
 public final class ServerConfig {
 
     public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
+    /** The start-up line, configuration changes and problems; {@code debug} adds each connection. */
+    public static final String DEFAULT_LOG_LEVEL = "info";
+    /** The levels an operator may choose, most to least severe. */
+    public static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
+    public static final LogFormat DEFAULT_LOG_FORMAT = LogFormat.TEXT;
     /** One event loop per core the JVM sees (a container's CPU limit included). */
     public static final int DEFAULT_EVENT_LOOPS = Runtime.getRuntime().availableProcessors();
     /** Native epoll where Netty has it (Linux), else NIO. */
@@ -128,6 +133,8 @@ public final class ServerConfig {
     private final Duration slowConsumerGrace;
     private final Duration clientStallTimeout;
     private final Duration shutdownGrace;
+    private final String logLevel;
+    private final LogFormat logFormat;
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
     private final int maxTopics;
@@ -198,6 +205,8 @@ public final class ServerConfig {
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
         }
+        this.logLevel = checkLogLevel(requireNonNull(b.logLevel, "logLevel"));
+        this.logFormat = requireNonNull(b.logFormat, "logFormat");
         this.maxConnections = positive("maxConnections", b.maxConnections);
         this.maxConnectionsPerAddress = positive("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
         this.maxTopics = positive("maxTopics", b.maxTopics);
@@ -427,6 +436,28 @@ public final class ServerConfig {
         return shutdownGrace;
     }
 
+    /** The log's level: one of {@link #LOG_LEVELS}. */
+    public String logLevel() {
+        return logLevel;
+    }
+
+    public LogFormat logFormat() {
+        return logFormat;
+    }
+
+    /**
+     * {@code level}, lower case, if it is one of {@link #LOG_LEVELS}.
+     *
+     * @throws IllegalArgumentException naming the option otherwise
+     */
+    public static String checkLogLevel(String level) {
+        String l = level.trim().toLowerCase(java.util.Locale.ROOT);
+        if (!LOG_LEVELS.contains(l)) {
+            throw new IllegalArgumentException("--log-level: '" + level + "' (expected: " + String.join(", ", LOG_LEVELS) + ")");
+        }
+        return l;
+    }
+
     public int maxConnections() {
         return maxConnections;
     }
@@ -544,6 +575,8 @@ public final class ServerConfig {
         private Duration slowConsumerGrace = DEFAULT_SLOW_CONSUMER_GRACE;
         private Duration clientStallTimeout = DEFAULT_CLIENT_STALL_TIMEOUT;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+        private String logLevel = DEFAULT_LOG_LEVEL;
+        private LogFormat logFormat = DEFAULT_LOG_FORMAT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private int maxTopics = DEFAULT_MAX_TOPICS;
@@ -588,6 +621,8 @@ public final class ServerConfig {
             slowConsumerGrace = c.slowConsumerGrace;
             clientStallTimeout = c.clientStallTimeout;
             shutdownGrace = c.shutdownGrace;
+            logLevel = c.logLevel;
+            logFormat = c.logFormat;
             maxConnections = c.maxConnections;
             maxConnectionsPerAddress = c.maxConnectionsPerAddress;
             maxTopics = c.maxTopics;
@@ -711,6 +746,16 @@ public final class ServerConfig {
 
         public Builder shutdownGrace(Duration v) {
             shutdownGrace = v;
+            return this;
+        }
+
+        public Builder logLevel(String v) {
+            logLevel = v;
+            return this;
+        }
+
+        public Builder logFormat(LogFormat v) {
+            logFormat = v;
             return this;
         }
 
