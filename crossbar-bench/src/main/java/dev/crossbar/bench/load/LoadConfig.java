@@ -362,7 +362,8 @@ final class LoadConfig {
 
     /** Longest a run can take, all phases at their caps: what tests and callers may rely on. */
     Duration upperBound() {
-        Duration firstContact = connectTimeout.plus(Duration.ofMillis(FirstContact.DELIVERY_TIMEOUT_MILLIS));
+        Duration firstContact = Duration.ofMillis(ClientWarmUp.TIMEOUT_MILLIS).plus(connectTimeout)
+                .plus(Duration.ofMillis(FirstContact.DELIVERY_TIMEOUT_MILLIS));
         return firstContact.plus(connectTimeout).plus(settle).plus(warmup).plus(duration).plus(drain)
                 .plus(Duration.ofSeconds(10)); // closing connections and loops
     }

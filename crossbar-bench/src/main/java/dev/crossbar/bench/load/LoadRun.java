@@ -227,6 +227,7 @@ final class LoadRun {
                 .put("perReceiverMsgPerS", round(messages / window / receiverCount(), 1))
                 .put("egressMbitS", round(bytes * 8 / window / 1e6, 2))
                 .put("stalledS", round(seconds(s1.nanos - lastProgress), 2));
+        pace(r, (s1.sent - s0.sent) / window);
         if (plan.parts().size() > 1) {
             for (int p = 0; p < plan.parts().size(); p++) {
                 r.put(plan.parts().get(p).name() + ".msgPerS", round((s1.messages[p] - s0.messages[p]) / window, 1));
@@ -245,6 +246,23 @@ final class LoadRun {
                     .put("relayPeakRssMB", round(sampler.peakRssKb() / 1024.0, 1));
         }
         r.put("clientCpuS", round(s1.selfCpuSeconds - s0.selfCpuSeconds, 2));
+    }
+
+    /**
+     * What the senders sent per second while measured, and, when every sender is paced, that
+     * against their rates in all ({@code sendPacePct}): below 100, the generator (or a relay
+     * holding its sockets) fell behind, and relays compared were not offered the same load.
+     */
+    private void pace(RunResult r, double sentPerS) {
+        r.put("sentPerS", round(sentPerS, 1));
+        double paced = 0;
+        for (Part part : plan.parts()) {
+            if (part.rate() <= 0) {
+                return;
+            }
+            paced += part.rate() * part.senders().size();
+        }
+        r.put("sendPacePct", round(100 * sentPerS / paced, 1));
     }
 
     /**
@@ -518,8 +536,8 @@ final class LoadRun {
     }
 
     /** Progress (bytes in all, messages per part) and CPU readings at one instant, to subtract one from another. */
-    private record Snapshot(long nanos, long bytes, long[] messages, double relayCpuSeconds, double relayJitSeconds,
-                            double selfCpuSeconds) {
+    private record Snapshot(long nanos, long bytes, long[] messages, long sent, double relayCpuSeconds,
+                            double relayJitSeconds, double selfCpuSeconds) {
     }
 
     private Snapshot snapshot(ProcSampler sampler) throws IOException {
@@ -530,7 +548,11 @@ final class LoadRun {
         for (int p = 0; p < messages.length; p++) {
             messages[p] = plan.parts().get(p).deliveredMessages();
         }
-        return new Snapshot(System.nanoTime(), deliveredBytes(), messages, relayCpu, relayJit, self);
+        long sent = 0;
+        for (Group g : plan.groups()) {
+            sent += g.sent();
+        }
+        return new Snapshot(System.nanoTime(), deliveredBytes(), messages, sent, relayCpu, relayJit, self);
     }
 
     private static void sleepUntil(long nanos) throws InterruptedException {

@@ -54,7 +54,7 @@ final class ResultTable {
             out.println(p);
         }
         if (r.get("slowReceived") != null && r.get("stalled") != null) {
-            out.printf(Locale.ROOT, "      stalled: %s readers got %s messages before their buffers filled%n",
+            out.printf(Locale.ROOT, "      stalled: %s reader(s), %s messages read before they stopped reading%n",
                     r.get("stalled"), format(r, "slowReceived"));
         }
         if ("idle".equals(r.get("scenario"))) {

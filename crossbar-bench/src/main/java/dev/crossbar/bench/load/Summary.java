@@ -16,7 +16,7 @@ final class Summary {
             "lost", "lossPct", "mergedFrames", "mergedMessages", "reordered", "duplicates", "corrupt", "errors",
             "relayCpuS", "relayCpuPct", "cpuSPerGB", "cpuSPerMillionMsgs", "relayPeakRssMB", "clientCpuS", "stalledS",
             "slowReceived", "connectS", "relayRssMB", "rssPerConnKB", "heapMB", "heapPerConnB", "stillOpen",
-            "firstConnectMs", "firstRelayMs", "firstRelayLost", "p99First10sUs");
+            "firstConnectMs", "firstRelayMs", "firstRelayLost", "p99First10sUs", "sentPerS", "sendPacePct");
 
     /** Keys describing the configuration, copied from the first run. */
     static final List<String> CONFIG = List.of(

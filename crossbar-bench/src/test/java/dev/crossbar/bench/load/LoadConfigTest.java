@@ -45,8 +45,9 @@ class LoadConfigTest {
     void everyRunIsBoundedInTime() {
         LoadConfig c = b(Scenario.FANOUT).warmup(Duration.ofSeconds(1)).duration(Duration.ofSeconds(2))
                 .drain(Duration.ofSeconds(3)).settle(Duration.ZERO).connectTimeout(Duration.ofSeconds(4)).build();
-        // The first contact (its connect, then its message), the run's connect, warm-up, duration, drain, closing.
-        assertEquals(Duration.ofSeconds(4 + 1 + 4 + 1 + 2 + 3 + 10), c.upperBound());
+        // The first contact (the generator's own round trip, the relay's connect, its message), the
+        // run's connect, warm-up, duration, drain, closing.
+        assertEquals(Duration.ofSeconds(5 + 4 + 1 + 4 + 1 + 2 + 3 + 10), c.upperBound());
         rejects("duration", b(Scenario.FANOUT).duration(Duration.ofMinutes(11)));
         rejects("duration", b(Scenario.FANOUT).duration(Duration.ZERO));
         rejects("warmup", b(Scenario.FANOUT).warmup(Duration.ofMinutes(3)));

@@ -188,6 +188,7 @@ class ScenarioSmokeTest {
         assertTrue(r.number("firstRelayMs") >= r.number("firstConnectMs"), "relayed after connecting: " + r);
         assertNotNull(r.number("p99First10sUs"), "the first seconds' p99: " + r);
         assertNotNull(r.number("p999Us"), r.toString());
+        assertTrue(r.number("sendPacePct") > 0, "the senders' pace against their rates: " + r);
     }
 
     @Test
