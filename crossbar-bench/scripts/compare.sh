@@ -38,7 +38,7 @@
 # placements, which halves some rows; ratios.py then compares runs of one placement (--placement).
 # Every run is bounded (timeout 240 s plus warm-up and duration; typically warm-up + duration + 3-8 s,
 # longer for 5,000 subscribers and idle): the default matrix, 108 runs with 4 relays, takes 40-55
-# minutes; the campus matrix at WARMUP=60s DURATION=20s, 12 rows x 4 relays, about 80 minutes a
+# minutes; the campus matrix at WARMUP=60s DURATION=20s, 11 rows x 4 relays, about an hour a
 # repeat (docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -106,8 +106,10 @@ final class LoadRun {
 
     private void traffic(BenchClient client, ProcSampler sampler, RunResult r) throws IOException, InterruptedException {
         FirstContact.Result first = FirstContact.measure(client, relay.baseUri(), topic, config.connectTimeout().toMillis());
-        r.put("firstConnectMs", round(first.connectMs(), 2)).put("firstRelayMs", first.relayMs() == null ? null : round(first.relayMs(), 2));
-        if (first.relayMs() == null) {
+        r.put("firstConnectMs", round(first.connectMs(), 2));
+        if (first.relayMs() != null) {
+            r.put("firstRelayMs", round(first.relayMs(), 2));
+        } else {
             r.put("firstRelayLost", 1);
         }
 
