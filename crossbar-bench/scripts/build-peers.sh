@@ -39,12 +39,19 @@ inside() { # inside DIR PARENT: whether DIR is PARENT or below it
 
 [[ -d "$PEERS_DIR" ]] || { echo "peers not found in $PEERS_DIR (set PEERS_DIR)" >&2; exit 2; }
 src="$(cd "$PEERS_DIR" && pwd -P)"
-mkdir -p "$PEERS_BUILD"
-build="$(cd "$PEERS_BUILD" && pwd -P)"
+# Checked before anything is made there (realpath -m: the path need not exist yet).
+build="$(realpath -m "$PEERS_BUILD")"
 if inside "$build" "$ROOT" || inside "$build" "$src"; then
   echo "PEERS_BUILD: '$build' (expected: outside the repository and PEERS_DIR, e.g. /tmp/crossbar-peers)" >&2
   exit 2
 fi
+for p in "${peers[@]}"; do
+  case "$p" in
+    tokio|node|uws) ;;
+    *) echo "peer '$p' (expected: tokio, node or uws)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$build"
 
 copy() { # copy DIR: the peer's sources into PEERS_BUILD, writable
   [[ -d "$src/$1" ]] || { echo "peer $1 not found in $src" >&2; exit 2; }
@@ -106,6 +113,5 @@ for p in "${peers[@]}"; do
     tokio) build_tokio ;;
     node) build_node ;;
     uws) build_uws ;;
-    *) echo "peer '$p' (expected: tokio, node or uws)" >&2; exit 2 ;;
   esac
 done
