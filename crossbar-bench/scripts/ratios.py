@@ -260,7 +260,8 @@ def plot(ratios, peers, out):
         sys.exit(f"nothing to plot: no scenario has runs of {' or '.join(peers)} and another relay")
     titles = {f: t for f, t, _ in METRICS}
     higher = {f: h for f, _, h in METRICS}
-    fig, axes = plt.subplots(1, len(PLOTTED), figsize=(4 * len(PLOTTED), 0.45 * len(names) * max(1, len(labels)) + 1.8),
+    height = 0.45 * len(names) * max(1, len(labels)) + 1.8
+    fig, axes = plt.subplots(1, len(PLOTTED), figsize=(4 * len(PLOTTED), height),
                              sharey=True)
     colours = ["tab:blue", "tab:green", "tab:red", "tab:purple", "tab:orange", "tab:brown", "tab:olive", "tab:cyan"]
     bar = 0.8 / max(1, len(labels))
@@ -288,7 +289,8 @@ def plot(ratios, peers, out):
     handles, names_ = axes[0].get_legend_handles_labels()
     fig.legend(handles, names_, loc="lower center", ncol=len(labels), fontsize="small")
     fig.suptitle(f"Ratios to the {' and '.join(peers)} peers, medians of runs (1 = the same)")
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    # Room in inches, whatever the height: the legend below, the title above the axes' titles.
+    fig.tight_layout(rect=(0, 0.5 / height, 1, 1 - 0.5 / height))
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
     print(f"\nwrote {out}")
