@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The side-by-side comparison: each scenario against Crossbar and the peer relays (tokio, Node.js;
-# the Go original too if GO_SPAWN is given), alternating relays run by run (the order rotates each
-# repeat), a fresh relay process per run, each in its own session (setsid), the load generator
-# writing one frame per write. Appends one JSON line per run to OUT; then
+# The side-by-side comparison: each scenario against Crossbar and the peer relays (tokio,
+# uWebSockets, Node.js; the Go original too if GO_SPAWN is given), alternating relays run by run
+# (the order rotates each repeat), a fresh relay process per run, each in its own session (setsid),
+# the load generator writing one frame per write. Appends one JSON line per run to OUT; then
 #   python3 crossbar-bench/scripts/ratios.py OUT [--plot docs/img/ratios.png]
-# prints each relay's medians and Crossbar's ratio to the best peer (tokio).
+# prints each relay's medians and Crossbar's ratios to the tokio and uWebSockets peers.
 #
 #   crossbar-bench/scripts/compare.sh [OUT] [REPEATS] [SCENARIO-FILTER-REGEX]
 #
@@ -12,16 +12,22 @@
 # Environment (all optional):
 #   PEERS_DIR     the peers' sources (default: ../shared/peers beside the repository); read only
 #   PEERS_BUILD   where they are copied and built (default /tmp/crossbar-peers; never the repository
-#                 or PEERS_DIR)
-#   RELAYS        which relays, in order (default "crossbar tokio node", plus "go" with GO_SPAWN);
+#                 or PEERS_DIR), by scripts/build-peers.sh
+#   UWS_SRC       the uWebSockets and uSockets sources the uws peer is built from (needed once, when
+#                 PEERS_BUILD has no uws-relay yet or to rebuild it); how to make the directory from
+#                 the two repositories is at the top of scripts/build-peers.sh
+#   RELAYS        which relays, in order (default "crossbar tokio uws node", plus "go" with GO_SPAWN);
 #                 crossbar-home and crossbar-nohome are Crossbar with --home-loop-members 16 and 0;
 #                 crossbar-alt is Crossbar as CROSSBAR_ALT_SPAWN starts it (a setting under trial)
 #   GO_SPAWN      command starting the Go original with {port} for its port, which must exec the
-#                 relay (e.g. /tmp/gocrossbar/run.sh {port}); CROSSBAR_SPAWN, TOKIO_SPAWN and
-#                 NODE_SPAWN override the others' commands
-#   MATRIX        "issue" (default: the scenarios of issue 13) or "all" (adds the size sweep and the
-#                 other rows of the earlier Go comparison)
-#   DURATION, WARMUP  per run (default 10s and 5s: a fresh JVM needs seconds of JIT)
+#                 relay (e.g. /tmp/gocrossbar/run.sh {port}); CROSSBAR_SPAWN, TOKIO_SPAWN,
+#                 UWS_SPAWN and NODE_SPAWN override the others' commands
+#   MATRIX        "issue" (default: the scenarios of issue 13), "all" (adds the size sweep and the
+#                 other rows of the earlier Go comparison) or "campus" (issue 42: many streams, many
+#                 small topics, a mixed load, and the issue's rows of the matrix)
+#   DURATION, WARMUP  per run (default 10s and 5s: a fresh JVM needs seconds of JIT); steady state
+#                 is WARMUP=60s (a minute of the same traffic first, unmeasured); a cold run is
+#                 WARMUP=0, whose lines carry firstRelayMs and the first 10 s' p99 (p99First10sUs)
 #   BATCH         frames per write (default 1; 256 is the generator's earlier behaviour)
 #   SESSION       own | inherit (default own: setsid)
 #   IPERF         1 (default) measures the loopback ceiling with iperf3 before and after; 0 skips it
@@ -30,8 +36,10 @@
 # Through each run it records once a second how far apart the two CPUs are (scripts/cpu-distance.c,
 # built with cc if there is one): a virtual machine's host moves its CPUs between near and far
 # placements, which halves some rows; ratios.py then compares runs of one placement (--placement).
-# Every run is bounded (timeout 300 s; typically warm-up + duration + 3-8 s, longer for 5,000
-# subscribers and idle): the default matrix, 81 runs, takes 30-40 minutes (docs/benchmarks.md).
+# Every run is bounded (timeout 240 s plus warm-up and duration; typically warm-up + duration + 3-8 s,
+# longer for 5,000 subscribers and idle): the default matrix, 108 runs with 4 relays, takes 40-55
+# minutes; the campus matrix at WARMUP=60s DURATION=20s, 11 rows x 4 relays, about an hour a
+# repeat (docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$(pwd -P)"
@@ -49,19 +57,23 @@ TRACE_DIR="${TRACE_DIR:-}"
 PEERS_DIR="${PEERS_DIR:-$ROOT/../shared/peers}"
 PEERS_BUILD="${PEERS_BUILD:-/tmp/crossbar-peers}"
 GO_SPAWN="${GO_SPAWN:-}"
-RELAYS="${RELAYS:-crossbar tokio node${GO_SPAWN:+ go}}"
+RELAYS="${RELAYS:-crossbar tokio uws node${GO_SPAWN:+ go}}"
 
 # (Defaults in their own variables: a '}' inside ${VAR:-...} would end the expansion at {port}.)
 default_crossbar='env MALLOC_ARENA_MAX=2 java -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -Dio.netty.leakDetection.level=disabled -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port} --max-connections-per-address 20000'
 default_tokio="env LISTEN=127.0.0.1:{port} $PEERS_BUILD/rust-target/release/rust-tokio-relay"
 default_node="env LISTEN=127.0.0.1:{port} node $PEERS_BUILD/node-ws/relay.js"
+default_uws="env LISTEN=127.0.0.1:{port} $PEERS_BUILD/uws-relay"
 CROSSBAR_SPAWN="${CROSSBAR_SPAWN:-$default_crossbar}"
 TOKIO_SPAWN="${TOKIO_SPAWN:-$default_tokio}"
 NODE_SPAWN="${NODE_SPAWN:-$default_node}"
+UWS_SPAWN="${UWS_SPAWN:-$default_uws}"
 LOAD=(java -Xms1g -Xmx1g -XX:+UseParallelGC -cp crossbar-bench/target/benchmarks.jar dev.crossbar.bench.load.LoadMain)
 
-# name | load generator arguments (names are topics: letters, digits, . _ -)
-SCENARIOS=(
+# name | load generator arguments [| arguments for Crossbar only] (names are topics: letters,
+# digits, . _ -). mixed's file transfer runs under slow=backpressure on Crossbar (the rule covers
+# its stream only); the peers have no such rule and run the same path as they are.
+ISSUE_ROWS=(
   "pingpong-64-w64|pingpong --size 64 --window 64"
   "mesh-10x100-64|mesh -n 10 --rate 100 --size 64"
   "large-1m-w4|large --size 1MiB --window 4"
@@ -72,6 +84,23 @@ SCENARIOS=(
   "slow-10-plus-1-at-30|slow -n 10 --rate 30 --size 4600"
   "idle-10000|idle -n 10000 --settle 6s --duration 5s"
 )
+CAMPUS_ROWS=(
+  "streams-200x4|streams --streams 200 -n 4 --rate 30 --size 4600"
+  "topics-1000x2|topics --groups 1000 -n 2 --rate 10 --size 200"
+  "mixed|mixed --groups 50 -n 4 --data-topics 200 --stalled 1|--slow backpressure"
+  "mixed-nostall|mixed --groups 50 -n 4 --data-topics 200 --stalled 0|--slow backpressure"
+)
+if [[ "$MATRIX" == campus ]]; then
+  SCENARIOS=("${CAMPUS_ROWS[@]}")
+  for entry in "${ISSUE_ROWS[@]}"; do
+    case "${entry%%|*}" in
+      fanout-fast-100|fanout-video-5000) ;;
+      *) SCENARIOS+=("$entry") ;;
+    esac
+  done
+else
+  SCENARIOS=("${ISSUE_ROWS[@]}")
+fi
 if [[ "$MATRIX" == all ]]; then
   SCENARIOS+=(
     "pingpong-3|pingpong --size 3"
@@ -91,14 +120,10 @@ if [[ "$MATRIX" == all ]]; then
     "slow|slow -n 10 --rate 2000"
     "slow-500|slow -n 10 --rate 500"
   )
-elif [[ "$MATRIX" != issue ]]; then
-  echo "MATRIX: '$MATRIX' (expected: issue or all)" >&2
+elif [[ "$MATRIX" != issue && "$MATRIX" != campus ]]; then
+  echo "MATRIX: '$MATRIX' (expected: issue, all or campus)" >&2
   exit 2
 fi
-
-inside() { # inside DIR PARENT: whether DIR is PARENT or below it
-  [[ "$1/" == "$2/"* ]]
-}
 
 spawn_of() {
   case "$1" in
@@ -108,39 +133,33 @@ spawn_of() {
     crossbar-alt) [[ -n "${CROSSBAR_ALT_SPAWN:-}" ]] || { echo "relay crossbar-alt: set CROSSBAR_ALT_SPAWN" >&2; exit 2; }
                   echo "$CROSSBAR_ALT_SPAWN" ;;
     tokio) echo "$TOKIO_SPAWN" ;;
+    uws) echo "$UWS_SPAWN" ;;
     node) echo "$NODE_SPAWN" ;;
     go) [[ -n "$GO_SPAWN" ]] || { echo "relay go: set GO_SPAWN" >&2; exit 2; }; echo "$GO_SPAWN" ;;
-    *) echo "relay '$1' (expected: crossbar, crossbar-home, crossbar-nohome, crossbar-alt, tokio, node or go)" >&2; exit 2 ;;
+    *) echo "relay '$1' (expected: crossbar, crossbar-home, crossbar-nohome, crossbar-alt, tokio, uws, node or go)" >&2; exit 2 ;;
+  esac
+}
+
+seconds_of() { # seconds_of 60s|2m|500ms|10: whole seconds, rounded up
+  local v=$1
+  case "$v" in
+    *ms) echo $(( (${v%ms} + 999) / 1000 )) ;;
+    *m) echo $(( ${v%m} * 60 )) ;;
+    *s) echo "${v%s}" | awk '{ printf "%d", ($1 == int($1)) ? $1 : int($1) + 1 }' ;;
+    *) echo "$v" | awk '{ printf "%d", ($1 == int($1)) ? $1 : int($1) + 1 }' ;;
   esac
 }
 
 build_peers() {
-  # Copies the peers out of PEERS_DIR (which stays untouched) and builds them in PEERS_BUILD.
-  [[ -d "$PEERS_DIR/rust-tokio" && -d "$PEERS_DIR/node-ws" ]] || {
-    echo "peers not found in $PEERS_DIR (set PEERS_DIR)" >&2; exit 2; }
-  local src build
-  src="$(cd "$PEERS_DIR" && pwd -P)"
-  mkdir -p "$PEERS_BUILD"
-  build="$(cd "$PEERS_BUILD" && pwd -P)"
-  if inside "$build" "$ROOT" || inside "$build" "$src"; then
-    echo "PEERS_BUILD: '$build' (expected: outside the repository and PEERS_DIR, e.g. /tmp/crossbar-peers)" >&2
-    exit 2
-  fi
-  for d in rust-tokio node-ws; do
-    mkdir -p "$build/$d"
-    # -a keeps modification times, so cargo rebuilds only what changed; the copies must be writable.
-    cp -a "$src/$d/." "$build/$d/"
-    chmod -R u+w "$build/$d"
+  # The peers among the relays, built outside the repository (scripts/build-peers.sh).
+  local peers=() r
+  for r in "${relays[@]}"; do
+    case "$r" in
+      tokio|uws|node) peers+=("$r") ;;
+    esac
   done
-  echo "building the tokio peer in $build (cargo build --release --locked)"
-  CARGO_TARGET_DIR="$build/rust-target" cargo build -q --release --locked --manifest-path "$build/rust-tokio/Cargo.toml"
-  local stamp
-  stamp="$(sha256sum "$build/node-ws/package-lock.json" | cut -d' ' -f1)"
-  if [[ "$(cat "$build/node-ws/node_modules/.crossbar-lock-sha256" 2>/dev/null)" != "$stamp" ]]; then
-    echo "installing the Node.js peer in $build (npm ci)"
-    (cd "$build/node-ws" && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$stamp" > "$build/node-ws/node_modules/.crossbar-lock-sha256"
-  fi
+  [[ ${#peers[@]} -eq 0 ]] || PEERS_DIR="$PEERS_DIR" PEERS_BUILD="$PEERS_BUILD" UWS_SRC="${UWS_SRC:-}" \
+    crossbar-bench/scripts/build-peers.sh "${peers[@]}"
 }
 
 iperf() {
@@ -198,6 +217,8 @@ line.update({
     "node": sh("node --version"),
     "rustc": sh("rustc --version"),
     "ws": sh("node -p \"require('" + os.environ["PEERS_BUILD"] + "/node-ws/node_modules/ws/package.json').version\""),
+    # What the uws peer was built from: relay.cpp, build.sh and the sources' digest (build-peers.sh).
+    "uws": sh("cat " + os.environ["PEERS_BUILD"] + "/uws-relay.sha256"),
 })
 print(json.dumps(line))
 EOF
@@ -205,10 +226,12 @@ EOF
 
 [[ -f crossbar-server/target/crossbar.jar && -f crossbar-bench/target/benchmarks.jar ]] ||
   ./mvnw -B -ntp -q package -DskipTests
-build_peers
-build_distance_probe
 read -r -a relays <<< "$RELAYS"
 for relay in "${relays[@]}"; do spawn_of "$relay" >/dev/null; done
+build_peers
+mkdir -p "$PEERS_BUILD"
+build_distance_probe
+run_timeout=$(( 240 + $(seconds_of "$WARMUP") + $(seconds_of "$DURATION") ))
 
 # 10,000 idle connections need ~10,000 descriptors on each side (the relays inherit this).
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
@@ -231,9 +254,14 @@ for rep in $(seq 1 "$REPEATS"); do
   order=("${relays[@]:$shift_by}" "${relays[@]:0:$shift_by}")
   for entry in "${SCENARIOS[@]}"; do
     name="${entry%%|*}"
-    args="${entry#*|}"
+    rest="${entry#*|}"
+    args="${rest%%|*}"
+    crossbar_args=""
+    [[ "$rest" != *"|"* ]] || crossbar_args="${rest#*|}"
     [[ "$name" =~ $FILTER ]] || continue
     for relay in "${order[@]}"; do
+      extra=""
+      [[ "$relay" != crossbar* ]] || extra="$crossbar_args"
       done_runs=$((done_runs + 1))
       echo "== [$done_runs/$runs] $name $relay (run $rep) $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg)"
       watch_cpu_distance "$OUT.cpu-distance"
@@ -241,9 +269,9 @@ for rep in $(seq 1 "$REPEATS"); do
       [[ -z "$TRACE_DIR" ]] || trace=(--latency-trace "$TRACE_DIR/$name-$relay-$rep.tsv")
       # Common flags first: a scenario's own (idle's --duration) come last and win.
       # shellcheck disable=SC2086
-      timeout -k 10 300 "${LOAD[@]}" --label "$relay" --topic "$name" --spawn "$(spawn_of "$relay")" \
+      timeout -k 10 "$run_timeout" "${LOAD[@]}" --label "$relay" --topic "$name" --spawn "$(spawn_of "$relay")" \
         --spawn-session "$SESSION" --batch "$BATCH" --duration "$DURATION" --warmup "$WARMUP" \
-        --json "$OUT" "${trace[@]}" $args 2>&1 | grep -v ' INFO ' || echo "   (run failed)"
+        --json "$OUT" "${trace[@]}" $args $extra 2>&1 | grep -v ' INFO ' || echo "   (run failed)"
       record_cpu_distance "$OUT.cpu-distance"
     done
   done

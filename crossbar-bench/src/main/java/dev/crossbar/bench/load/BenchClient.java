@@ -135,10 +135,31 @@ final class BenchClient implements AutoCloseable {
      */
     List<Channel> connectAll(List<URI> uris, List<? extends ChannelHandler> hs, long timeoutMillis)
             throws InterruptedException {
+        return connectAll(uris, hs, timeoutMillis, 0);
+    }
+
+    /**
+     * Connects every URI with its handler, at most {@link #MAX_PENDING_HANDSHAKES} at a time and,
+     * with a rate, starting at most {@code perSecond} connections a second (the clients of a
+     * campus arrive over time, not in one burst).
+     *
+     * @param perSecond connections started per second; 0 for no pacing
+     * @throws IllegalStateException naming the first failure, after closing what did connect
+     */
+    List<Channel> connectAll(List<URI> uris, List<? extends ChannelHandler> hs, long timeoutMillis, double perSecond)
+            throws InterruptedException {
         Semaphore permits = new Semaphore(MAX_PENDING_HANDSHAKES);
         List<Future<Channel>> futures = new ArrayList<>(uris.size());
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         for (int i = 0; i < uris.size(); i++) {
+            if (perSecond > 0) {
+                long due = start + (long) (i * 1e9 / perSecond);
+                long wait = Math.min(due, deadline) - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            }
             long left = deadline - System.nanoTime();
             if (left <= 0 || !permits.tryAcquire(left, TimeUnit.NANOSECONDS)) {
                 closeAll(futures);

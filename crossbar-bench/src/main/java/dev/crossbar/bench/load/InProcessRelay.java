@@ -16,12 +16,12 @@ final class InProcessRelay implements Relay {
     private final CrossbarServer server;
 
     InProcessRelay(int eventLoops) {
-        this(eventLoops, SlowPolicy.DROP);
+        this(eventLoops, SlowPolicy.DROP, SlowPolicy.ALL_STREAMS);
     }
 
-    /** With {@link SlowPolicy#BACKPRESSURE}, every stream under its rule; otherwise none. */
-    InProcessRelay(int eventLoops, SlowPolicy slow) {
-        String rule = slow.rule();
+    /** With {@link SlowPolicy#BACKPRESSURE}, the streams {@code pattern} matches under its rule; otherwise none. */
+    InProcessRelay(int eventLoops, SlowPolicy slow, String pattern) {
+        String rule = slow.rule(pattern);
         this.server = CrossbarServer.start(ServerConfig.builder()
                 .listen("127.0.0.1:0")
                 .eventLoops(eventLoops)

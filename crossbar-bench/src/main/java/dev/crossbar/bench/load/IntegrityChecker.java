@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.netty.buffer.ByteBuf;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicLong;
-import org.HdrHistogram.Histogram;
 
 /**
  * Checks every message one receiver gets against what its senders sent: each must be exactly one
@@ -28,8 +27,7 @@ final class IntegrityChecker {
     private final Stream[] streams;
     private final SendTimes tinySendTimes;
     private final RunClock clock;
-    private final Histogram latency;
-    private final LatencyMoments moments;
+    private final LatencyRecorder latency;
 
     private final AtomicLong delivered = new AtomicLong();
     private final AtomicLong deliveredBytes = new AtomicLong();
@@ -46,11 +44,11 @@ final class IntegrityChecker {
     /**
      * @param senders       how many senders (ids 0..senders-1) this receiver hears
      * @param tinySendTimes send times of sender 0 when the format is tiny, else null
-     * @param latency       where latencies of measured messages go (this loop's histogram), or null
-     * @param moments       the same by moment of arrival (this loop's), or null
+     * @param latency       where latencies of measured messages go (this loop's, for this part of
+     *                      the run), or null
      */
-    IntegrityChecker(MessageFormat format, int senders, SendTimes tinySendTimes, RunClock clock, Histogram latency,
-                     LatencyMoments moments) {
+    IntegrityChecker(MessageFormat format, int senders, SendTimes tinySendTimes, RunClock clock,
+                     LatencyRecorder latency) {
         this.format = requireNonNull(format, "format");
         if (senders < 1 || senders > MessageFormat.MAX_SENDERS) {
             throw new IllegalArgumentException("senders: " + senders + " (expected: 1.." + MessageFormat.MAX_SENDERS + ")");
@@ -66,7 +64,6 @@ final class IntegrityChecker {
         this.tinySendTimes = tinySendTimes;
         this.clock = requireNonNull(clock, "clock");
         this.latency = latency;
-        this.moments = moments;
     }
 
     /** Checks one whole received message; borrows {@code msg} (the caller releases it). */
@@ -147,11 +144,7 @@ final class IntegrityChecker {
         }
         deliveredBytes.setOpaque(deliveredBytes.getPlain() + size);
         if (latency != null && sentAt >= clock.measureFromNanos()) {
-            long nanos = Math.min(Math.max(0, nowNanos - sentAt), latency.getHighestTrackableValue());
-            latency.recordValue(nanos);
-            if (moments != null) {
-                moments.record(nowNanos - clock.measureFromNanos(), nanos);
-            }
+            long nanos = latency.record(sentAt, nowNanos);
             latencySumNanos += nanos;
             latencies++;
         }

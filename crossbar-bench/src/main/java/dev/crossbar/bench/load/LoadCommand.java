@@ -26,7 +26,7 @@ final class LoadCommand implements Callable<Integer> {
     static final int MAX_REPEAT = 100;
 
     @Parameters(index = "0", paramLabel = "SCENARIO",
-            description = "pingpong | large | fanout | mesh | slow | idle")
+            description = "pingpong | large | fanout | mesh | slow | idle | streams | topics | mixed")
     Scenario scenario;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -54,7 +54,8 @@ final class LoadCommand implements Callable<Integer> {
 
     @Option(names = "--slow", paramLabel = "drop|backpressure",
             description = "With --spawn of Crossbar, or --in-process: 'backpressure' appends --route '/**:slow=backpressure' to the relay's"
-                    + " command (lossless 1:N: a slow subscriber holds the publisher back); 'drop' starts it as given,"
+                    + " command (lossless 1:N: a slow subscriber holds the publisher back; in mixed, '" + Plan.FILE_PATTERN
+                    + ":slow=backpressure', its file transfer only); 'drop' starts it as given,"
                     + " with Crossbar's default (a subscriber over its bound loses whole messages). Recorded as 'slow'.")
     SlowPolicy slow;
 
@@ -68,15 +69,37 @@ final class LoadCommand implements Callable<Integer> {
     String label = "relay";
 
     @Option(names = "--size", paramLabel = "BYTES", converter = Units.SizeConverter.class,
-            description = "Message size (default: pingpong 64, large 1MiB, fanout/slow 4600, mesh 256).")
+            description = "Message size (default: pingpong 64, large 1MiB, fanout/slow/streams 4600, mesh 256, topics 200;"
+                    + " mixed: its video's, 4600).")
     Integer size;
 
-    @Option(names = {"-n", "--subscribers", "--clients", "--connections"}, paramLabel = "N",
-            description = "Subscribers (fanout 100, slow 10 plus the slow one), clients (mesh 10) or connections (idle 1000).")
+    @Option(names = {"-n", "--subscribers", "--clients", "--connections", "--viewers"}, paramLabel = "N",
+            description = "Subscribers (fanout 100, slow 10 plus the slow one), clients (mesh 10), connections (idle 1000),"
+                    + " viewers per stream (streams, mixed: 4) or clients per topic (topics 2).")
     Integer count;
 
+    @Option(names = {"--groups", "--streams"}, paramLabel = "N",
+            description = "Streams (streams 200, mixed's video 50) or topics (topics 1000).")
+    Integer groups;
+
+    @Option(names = "--data-topics", paramLabel = "N",
+            description = "mixed: data topics of " + Plan.DATA_CLIENTS + " clients, each sending " + (int) Plan.DATA_RATE + " x "
+                    + Plan.DATA_SIZE + " B/s (default " + LoadConfig.DEFAULT_DATA_TOPICS + ").")
+    Integer dataTopics;
+
+    @Option(names = "--stalled", paramLabel = "N",
+            description = "mixed: readers on its first video stream that never read (default " + LoadConfig.DEFAULT_STALLED
+                    + "; 0 for the same run without).")
+    Integer stalled;
+
+    @Option(names = "--connect-rate", paramLabel = "CONN/S",
+            description = "Connections opened per second, 0 = as fast as " + BenchClient.MAX_PENDING_HANDSHAKES
+                    + " pending handshakes allow (default: streams, topics, mixed 1000, else 0).")
+    Double connectRate;
+
     @Option(names = "--rate", paramLabel = "MSG/S",
-            description = "Messages per second per sender, 0 = as fast as the window allows (default: fanout 30, slow 2000, mesh 100, else 0).")
+            description = "Messages per second per sender, 0 = as fast as the window allows (default: fanout 30, slow 2000, mesh 100,"
+                    + " streams and mixed's video 30, topics 10, else 0).")
     Double rate;
 
     @Option(names = "--window", paramLabel = "N",
@@ -194,10 +217,11 @@ final class LoadCommand implements Callable<Integer> {
 
     private Relay openRelay() throws IOException, InterruptedException {
         if (relayChoice.inProcess) {
-            return new InProcessRelay(relayLoops, slow == null ? SlowPolicy.DROP : slow);
+            return new InProcessRelay(relayLoops, slow == null ? SlowPolicy.DROP : slow, scenario.backpressurePattern());
         }
         if (relayChoice.spawn != null) {
-            return new SpawnedRelay(slow == null ? relayChoice.spawn : slow.apply(relayChoice.spawn), spawnSession);
+            return new SpawnedRelay(slow == null ? relayChoice.spawn
+                    : slow.apply(relayChoice.spawn, scenario.backpressurePattern()), spawnSession);
         }
         return new ExternalRelay(LoadConfig.checkLoopback(relayChoice.url), pid);
     }
@@ -217,6 +241,10 @@ final class LoadCommand implements Callable<Integer> {
                 .topic(topic)
                 .size(size)
                 .count(count)
+                .groups(groups)
+                .dataTopics(dataTopics)
+                .stalled(stalled)
+                .connectRate(connectRate)
                 .rate(rate)
                 .window(window)
                 .batch(batch)

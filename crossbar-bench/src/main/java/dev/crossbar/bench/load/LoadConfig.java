@@ -31,6 +31,10 @@ final class LoadConfig {
      * {@link #MAX_BATCH}.
      */
     public static final int DEFAULT_BATCH = 1;
+    /** Mixed's data topics, beside its video streams and file transfer. */
+    public static final int DEFAULT_DATA_TOPICS = 200;
+    /** Mixed's stalled readers, on its first video stream. */
+    public static final int DEFAULT_STALLED = 1;
 
     public static final Duration MAX_DURATION = Duration.ofMinutes(10);
     public static final Duration MAX_PHASE = Duration.ofMinutes(2);
@@ -40,6 +44,10 @@ final class LoadConfig {
     public static final double MAX_RATE = 10_000_000;
     public static final int MAX_CLIENT_THREADS = 64;
     public static final int MAX_BATCH = Sender.MAX_PASS;
+    /** Streams or topics in one run: Crossbar's default topic limit. */
+    public static final int MAX_GROUPS = 10_000;
+    public static final int MAX_STALLED = 100;
+    public static final double MAX_CONNECT_RATE = 100_000;
 
     private final Scenario scenario;
     private final URI baseUri;
@@ -47,6 +55,10 @@ final class LoadConfig {
     private final String topic;
     private final int size;
     private final int count;
+    private final int groups;
+    private final int dataTopics;
+    private final int stalled;
+    private final double connectRate;
     private final double rate;
     private final int window;
     private final int batch;
@@ -76,7 +88,7 @@ final class LoadConfig {
                     + MessageFormat.MAX_SIZE + " bytes)");
         }
         this.count = b.count != null ? b.count : scenario.count;
-        int minCount = scenario == Scenario.MESH ? 2 : 1;
+        int minCount = scenario.manyToMany() ? 2 : 1;
         if (count < minCount || count > MAX_CONNECTIONS) {
             throw new IllegalArgumentException("count: " + count + " (expected: " + minCount + ".." + MAX_CONNECTIONS + ")");
         }
@@ -85,11 +97,16 @@ final class LoadConfig {
                 throw new IllegalArgumentException(scenario.label() + ": " + count + " receivers (expected: 1; use fanout for more)");
             }
         }
-        if (scenario == Scenario.MESH && size < MessageFormat.HEADER_BYTES) {
+        if (scenario.manyToMany() && size < MessageFormat.HEADER_BYTES) {
             throw new IllegalArgumentException("size: " + size + " (expected: >= " + MessageFormat.HEADER_BYTES
-                    + " for mesh, whose messages must name their sender)");
+                    + " for " + scenario.label() + ", whose messages must name their sender)");
         }
-        if (scenario == Scenario.MESH && count > MessageFormat.MAX_SENDERS) {
+        if (scenario.campus() && size < MessageFormat.HEADER_BYTES) {
+            // A tiny message's send time is kept in a ring of 8 MiB per sender: not for hundreds of them.
+            throw new IllegalArgumentException("size: " + size + " (expected: >= " + MessageFormat.HEADER_BYTES
+                    + " for " + scenario.label() + ", whose messages carry their send time)");
+        }
+        if (scenario.manyToMany() && count > MessageFormat.MAX_SENDERS) {
             throw new IllegalArgumentException("clients: " + count + " (expected: <= " + MessageFormat.MAX_SENDERS + ")");
         }
         this.rate = b.rate != null ? b.rate : scenario.rate;
@@ -104,8 +121,34 @@ final class LoadConfig {
         if (scenario.sends() && rate == 0 && window == 0) {
             throw new IllegalArgumentException("rate 0 and window 0 (expected: a rate, a window or both, so a run is bounded)");
         }
-        if (scenario == Scenario.MESH && rate == 0) {
-            throw new IllegalArgumentException("rate: 0 (expected: > 0 for mesh, whose clients send at a rate)");
+        if (scenario.manyToMany() && rate == 0) {
+            throw new IllegalArgumentException("rate: 0 (expected: > 0 for " + scenario.label() + ", whose clients send at a rate)");
+        }
+        if (scenario.campus() && rate == 0) {
+            throw new IllegalArgumentException("rate: 0 (expected: > 0 for " + scenario.label() + ", whose senders are paced)");
+        }
+        if (scenario == Scenario.TOPICS && window != 0) {
+            throw new IllegalArgumentException("window: " + window + " (expected: 0 for topics, whose clients are paced only)");
+        }
+        this.groups = b.groups != null ? b.groups : scenario.groups;
+        if (!scenario.campus() && groups != 1) {
+            throw new IllegalArgumentException("groups: " + groups + " (expected: 1 for " + scenario.label()
+                    + "; streams, topics and mixed have many)");
+        }
+        if (groups < 1 || groups > MAX_GROUPS) {
+            throw new IllegalArgumentException("groups: " + groups + " (expected: 1.." + MAX_GROUPS + ")");
+        }
+        this.dataTopics = mixedOnly("dataTopics", b.dataTopics, DEFAULT_DATA_TOPICS, MAX_GROUPS);
+        this.stalled = mixedOnly("stalled", b.stalled, DEFAULT_STALLED, MAX_STALLED);
+        this.connectRate = b.connectRate != null ? b.connectRate : scenario.connectRate;
+        if (connectRate < 0 || connectRate > MAX_CONNECT_RATE || Double.isNaN(connectRate)) {
+            throw new IllegalArgumentException("connectRate: " + connectRate + " (expected: 0.." + (long) MAX_CONNECT_RATE
+                    + " connections/s; 0 is as fast as " + BenchClient.MAX_PENDING_HANDSHAKES + " pending handshakes allow)");
+        }
+        long connections = Plan.connections(scenario, groups, count, dataTopics, stalled);
+        if (connections > MAX_CONNECTIONS) {
+            throw new IllegalArgumentException(scenario.label() + ": " + connections + " connections (expected: <= "
+                    + MAX_CONNECTIONS + "; fewer groups or clients)");
         }
         this.batch = b.batch;
         if (batch < 1 || batch > MAX_BATCH) {
@@ -135,6 +178,21 @@ final class LoadConfig {
         for (String a : bindAddresses) {
             checkLoopbackHost("bind", a);
         }
+    }
+
+    /** A figure of mixed's only: its default there, and refused elsewhere rather than ignored. */
+    private int mixedOnly(String name, Integer value, int mixedDefault, int max) {
+        if (scenario != Scenario.MIXED) {
+            if (value != null) {
+                throw new IllegalArgumentException(name + ": " + value + " (expected: only for mixed)");
+            }
+            return 0;
+        }
+        int v = value != null ? value : mixedDefault;
+        if (v < 0 || v > max) {
+            throw new IllegalArgumentException(name + ": " + v + " (expected: 0.." + max + ")");
+        }
+        return v;
     }
 
     private static Duration within(String name, Duration value, Duration min, Duration max) {
@@ -174,6 +232,10 @@ final class LoadConfig {
         b.topic = topic;
         b.size = size;
         b.count = count;
+        b.groups = groups;
+        b.dataTopics = scenario == Scenario.MIXED ? dataTopics : null;
+        b.stalled = scenario == Scenario.MIXED ? stalled : null;
+        b.connectRate = connectRate;
         b.rate = rate;
         b.window = window;
         b.batch = batch;
@@ -211,9 +273,32 @@ final class LoadConfig {
         return size;
     }
 
-    /** Subscribers (fanout, slow: not counting the slow one), clients (mesh) or connections (idle). */
+    /**
+     * Subscribers (fanout, slow: not counting the slow one), clients (mesh) or connections (idle);
+     * viewers per stream (streams, mixed's video) or clients per topic (topics).
+     */
     int count() {
         return count;
+    }
+
+    /** Streams (streams, mixed's video) or topics (topics); 1 for the single-topic scenarios. */
+    int groups() {
+        return groups;
+    }
+
+    /** Mixed's data topics; 0 for the other scenarios. */
+    int dataTopics() {
+        return dataTopics;
+    }
+
+    /** Mixed's readers that never read, on its first video stream; 0 for the other scenarios. */
+    int stalled() {
+        return stalled;
+    }
+
+    /** Connections opened per second; 0 is as fast as the pending-handshake bound allows. */
+    double connectRate() {
+        return connectRate;
     }
 
     double rate() {
@@ -277,7 +362,9 @@ final class LoadConfig {
 
     /** Longest a run can take, all phases at their caps: what tests and callers may rely on. */
     Duration upperBound() {
-        return connectTimeout.plus(settle).plus(warmup).plus(duration).plus(drain)
+        Duration firstContact = Duration.ofMillis(ClientWarmUp.TIMEOUT_MILLIS).plus(connectTimeout)
+                .plus(Duration.ofMillis(FirstContact.DELIVERY_TIMEOUT_MILLIS));
+        return firstContact.plus(connectTimeout).plus(settle).plus(warmup).plus(duration).plus(drain)
                 .plus(Duration.ofSeconds(10)); // closing connections and loops
     }
 
@@ -289,6 +376,10 @@ final class LoadConfig {
         private String topic = "bench";
         private Integer size;
         private Integer count;
+        private Integer groups;
+        private Integer dataTopics;
+        private Integer stalled;
+        private Double connectRate;
         private Double rate;
         private Integer window;
         private int batch = DEFAULT_BATCH;
@@ -326,6 +417,30 @@ final class LoadConfig {
 
         Builder count(Integer v) {
             count = v;
+            return this;
+        }
+
+        /** Streams (streams, mixed's video) or topics (topics); null for the scenario's default. */
+        Builder groups(Integer v) {
+            groups = v;
+            return this;
+        }
+
+        /** Mixed's data topics; null for its default (refused for other scenarios). */
+        Builder dataTopics(Integer v) {
+            dataTopics = v;
+            return this;
+        }
+
+        /** Mixed's stalled readers; null for its default (refused for other scenarios). */
+        Builder stalled(Integer v) {
+            stalled = v;
+            return this;
+        }
+
+        /** Connections opened per second, 0 for unpaced; null for the scenario's default. */
+        Builder connectRate(Double v) {
+            connectRate = v;
             return this;
         }
 

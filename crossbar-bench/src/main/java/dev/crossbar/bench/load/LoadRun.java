@@ -9,9 +9,8 @@ import java.io.IOException;
 import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,7 +24,9 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Throughput and the relay's CPU are measured over the measurement window only; latency counts
  * every message sent in that window, wherever it arrived; integrity counts every message of the
- * run, warm-up included, after the drain.
+ * run, warm-up included, after the drain. A run of several parts (mixed) reports each part's
+ * figures too, prefixed with its name ({@code video.p99Us}). Before its own connections, a
+ * traffic run measures how soon the relay relays a first message ({@link FirstContact}).
  */
 final class LoadRun {
 
@@ -38,16 +39,10 @@ final class LoadRun {
     private final Relay relay;
     private final int runIndex;
     private final String topic;
-    private final MessageFormat format;
+    /** The run's streams and topics; null for idle, which sends nothing. */
+    private final Plan plan;
     private final RunClock clock = new RunClock();
-    private final Map<EventExecutor, Histogram> histograms = new ConcurrentHashMap<>();
-    private final Map<EventExecutor, LatencyMoments> moments = new ConcurrentHashMap<>();
     private final AtomicLong errors = new AtomicLong();
-
-    private final List<BenchHandler> receivers = new ArrayList<>();
-    private final List<Sender> senders = new ArrayList<>();
-    private BenchHandler slowHandler;
-    private volatile Sender publisher;
 
     LoadRun(LoadConfig config, Relay relay, int runIndex) {
         this.config = requireNonNull(config, "config");
@@ -55,7 +50,7 @@ final class LoadRun {
         this.runIndex = runIndex;
         // A fresh topic per run: a late message from an earlier run can never be counted here.
         this.topic = config.topic() + "-" + runIndex + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
-        this.format = config.scenario().sends() ? new MessageFormat(config.size()) : null;
+        this.plan = config.scenario().sends() ? Plan.of(config, topic) : null;
     }
 
     RunResult run() throws IOException, InterruptedException {
@@ -92,111 +87,121 @@ final class LoadRun {
             r.put("size", c.size()).put("rate", c.rate()).put("window", c.window()).put("batch", c.batch())
                     .put("warmupS", c.warmup().toMillis() / 1000.0).put("durationS", c.duration().toMillis() / 1000.0);
         }
-        return r.put(c.scenario() == Scenario.MESH ? "clients" : c.scenario() == Scenario.IDLE ? "connections" : "receivers",
+        r.put(c.scenario().manyToMany() ? "clients" : c.scenario() == Scenario.IDLE ? "connections" : "receivers",
                 c.count());
+        if (c.scenario().campus()) {
+            r.put("groups", c.groups()).put("connectRate", c.connectRate());
+        }
+        if (c.scenario() == Scenario.MIXED) {
+            r.put("dataTopics", c.dataTopics()).put("stalled", c.stalled());
+        }
+        return r;
     }
 
     private URI uri(String path) {
         return URI.create(relay.baseUri() + path);
     }
 
-    // ---- traffic scenarios: pingpong, large, fanout, mesh, slow ----
+    // ---- traffic: every scenario but idle, laid out by its plan ----
 
     private void traffic(BenchClient client, ProcSampler sampler, RunResult r) throws IOException, InterruptedException {
-        boolean mesh = config.scenario() == Scenario.MESH;
-        int senderCount = mesh ? config.count() : 1;
-        SendTimes sendTimes = format.isTiny() ? new SendTimes() : null;
-        Function<EventExecutor, IntegrityChecker> checkers = loop -> new IntegrityChecker(format, senderCount,
-                sendTimes, clock, histograms.computeIfAbsent(loop, l -> LatencySummary.newHistogram()),
-                moments.computeIfAbsent(loop, l -> new LatencyMoments(momentsSpanNanos())));
+        FirstContact.Result first = FirstContact.measure(client, relay.baseUri(), topic, config.connectTimeout().toMillis());
+        r.put("firstConnectMs", round(first.connectMs(), 2));
+        if (first.relayMs() != null) {
+            r.put("firstRelayMs", round(first.relayMs(), 2));
+        } else {
+            r.put("firstRelayLost", 1);
+        }
 
         List<URI> uris = new ArrayList<>();
         List<BenchHandler> handlers = new ArrayList<>();
-        if (mesh) {
-            for (int i = 0; i < config.count(); i++) {
-                BenchHandler h = new BenchHandler(checkers, null, errors);
-                receivers.add(h);
-                handlers.add(h);
-                uris.add(uri("/" + topic));
-            }
-        } else {
-            Runnable wake = () -> {
-                Sender p = publisher;
-                if (p != null) {
-                    p.wake();
+        for (Group g : plan.groups()) {
+            Part part = g.part();
+            Function<EventExecutor, IntegrityChecker> checkers = loop -> new IntegrityChecker(part.format(),
+                    g.sendersHeard(), g.sendTimes(), clock, part.recorder(loop, clock, momentsSpanNanos()));
+            if (part.manyToMany()) {
+                for (int i = 0; i < g.receiverCount(); i++) {
+                    add(uris, handlers, g.receivers, g.publishPath(), new BenchHandler(checkers, null, errors));
                 }
-            };
-            for (int i = 0; i < config.count(); i++) {
-                BenchHandler h = new BenchHandler(checkers, config.window() > 0 ? wake : null, errors);
-                receivers.add(h);
-                handlers.add(h);
-                uris.add(uri("/out/" + topic));
+                continue;
             }
-            if (config.scenario() == Scenario.SLOW) {
-                slowHandler = new BenchHandler(null, null, errors);
-                handlers.add(slowHandler);
-                uris.add(uri("/out/" + topic));
+            Runnable wake = part.window() > 0 ? g::wake : null;
+            for (int i = 0; i < g.receiverCount(); i++) {
+                add(uris, handlers, g.receivers, g.receivePath(), new BenchHandler(checkers, wake, errors));
             }
-            handlers.add(new BenchHandler(null, null, errors));
-            uris.add(uri("/in/" + topic));
+            for (int i = 0; i < g.stalledCount(); i++) {
+                add(uris, handlers, g.stalled, g.receivePath(), new BenchHandler(null, null, errors));
+            }
+            add(uris, handlers, null, g.publishPath(), new BenchHandler(null, null, errors));
         }
 
         long connectStart = System.nanoTime();
-        List<Channel> channels = client.connectAll(uris, handlers, config.connectTimeout().toMillis());
+        List<Channel> channels = client.connectAll(uris, handlers, config.connectTimeout().toMillis(), config.connectRate());
         r.put("connectS", round(seconds(System.nanoTime() - connectStart), 2));
         try {
-            if (slowHandler != null) {
-                // Stop reading: from now on the relay's writes to it pile up in socket buffers, then in the relay.
-                channels.get(config.count()).config().setAutoRead(false);
-            }
-            startSenders(channels, sendTimes, mesh);
+            startSenders(channels);
             Thread.sleep(config.settle().toMillis());
-            measure(sampler, r, mesh);
+            measure(sampler, r);
         } finally {
             closeAll(channels);
             client.barrier();
         }
-        integrity(r, mesh);
+        integrity(r);
         momentSpread(r);
     }
 
-    private void startSenders(List<Channel> channels, SendTimes sendTimes, boolean mesh) {
-        if (mesh) {
-            for (int i = 0; i < channels.size(); i++) {
-                Sender s = new Sender(channels.get(i), i, format, null, clock, config.rate(), config.window(),
-                        config.batch(), () -> -1, config.maxMessages());
-                receivers.get(i).sender(s);
-                senders.add(s);
+    /** One connection of the plan: its path and handler, and the group list it belongs to (if any). */
+    private void add(List<URI> uris, List<BenchHandler> handlers, List<BenchHandler> list, String path, BenchHandler h) {
+        uris.add(uri(path));
+        handlers.add(h);
+        if (list != null) {
+            list.add(h);
+        }
+    }
+
+    /**
+     * Stalls the readers that never read, then gives every publisher (1:N) or client (N:N) its
+     * sender, in the order they connected. Channels follow the plan's order of connections.
+     */
+    private void startSenders(List<Channel> channels) {
+        int next = 0;
+        for (Group g : plan.groups()) {
+            Part part = g.part();
+            if (part.manyToMany()) {
+                for (int i = 0; i < g.receiverCount(); i++) {
+                    Sender s = new Sender(channels.get(next++), i, part.format(), null, clock, part.rate(), part.window(),
+                            config.batch(), () -> -1, config.maxMessages());
+                    g.receivers.get(i).sender(s);
+                    g.senders.add(s);
+                }
+                continue;
             }
-            return;
+            next += g.receiverCount();
+            for (int i = 0; i < g.stalledCount(); i++) {
+                // Stop reading: from now on the relay's writes to it pile up in socket buffers, then in the relay.
+                channels.get(next++).config().setAutoRead(false);
+            }
+            Channel pub = channels.get(next++);
+            Sender s = new Sender(pub, 0, part.format(), g.sendTimes(), clock, part.rate(), part.window(),
+                    config.batch(), g::minHighestSeq, config.maxMessages());
+            ((BenchHandler) pub.pipeline().get("handler")).sender(s);
+            g.senders.add(s);
+            g.publisher(s);
         }
-        Channel pubChannel = channels.get(channels.size() - 1);
-        BenchHandler[] tracked = receivers.toArray(new BenchHandler[0]);
-        Sender s = new Sender(pubChannel, 0, format, sendTimes, clock, config.rate(), config.window(),
-                config.batch(), () -> minHighestSeq(tracked), config.maxMessages());
-        ((BenchHandler) pubChannel.pipeline().get("handler")).sender(s);
-        senders.add(s);
-        publisher = s;
     }
 
-    /** Highest sequence every (reading) subscriber has seen: the window's lower edge. */
-    private static long minHighestSeq(BenchHandler[] tracked) {
-        long min = Long.MAX_VALUE;
-        for (BenchHandler h : tracked) {
-            min = Math.min(min, h.checker().highestSeq(0));
-        }
-        return min;
-    }
-
-    private void measure(ProcSampler sampler, RunResult r, boolean mesh) throws IOException, InterruptedException {
+    private void measure(ProcSampler sampler, RunResult r) throws IOException, InterruptedException {
         long warmupNanos = config.warmup().toNanos();
         long durationNanos = config.duration().toNanos();
         if (sampler != null) {
             sampler.resetPeak();
         }
         clock.start(warmupNanos, durationNanos);
-        for (Sender s : senders) {
-            s.start();
+        for (Part part : plan.parts()) {
+            List<Sender> senders = part.senders();
+            for (int i = 0; i < senders.size(); i++) {
+                senders.get(i).start(plan.startDelayNanos(part, i, senders.size()));
+            }
         }
         sleepUntil(clock.measureFromNanos());
         Snapshot s0 = snapshot(sampler);
@@ -211,16 +216,25 @@ final class LoadRun {
             }
         }
         Snapshot s1 = snapshot(sampler);
-        drain(mesh);
+        drain();
 
         double window = seconds(s1.nanos - s0.nanos);
         long bytes = s1.bytes - s0.bytes;
-        long messages = bytes / format.size();
+        long messages = 0;
+        for (int p = 0; p < plan.parts().size(); p++) {
+            messages += s1.messages[p] - s0.messages[p];
+        }
         r.put("windowS", round(window, 3))
                 .put("msgPerS", round(messages / window, 1))
-                .put("perReceiverMsgPerS", round(messages / window / receivers.size(), 1))
+                .put("perReceiverMsgPerS", round(messages / window / receiverCount(), 1))
                 .put("egressMbitS", round(bytes * 8 / window / 1e6, 2))
                 .put("stalledS", round(seconds(s1.nanos - lastProgress), 2));
+        pace(r, (s1.sent - s0.sent) / window);
+        if (plan.parts().size() > 1) {
+            for (int p = 0; p < plan.parts().size(); p++) {
+                r.put(plan.parts().get(p).name() + ".msgPerS", round((s1.messages[p] - s0.messages[p]) / window, 1));
+            }
+        }
         if (sampler != null) {
             double cpu = s1.relayCpuSeconds - s0.relayCpuSeconds;
             r.put("relayCpuS", round(cpu, 2))
@@ -237,14 +251,33 @@ final class LoadRun {
     }
 
     /**
+     * What the senders sent per second while measured, and, when every sender is paced, that
+     * against their rates in all ({@code sendPacePct}): below 100, the generator (or a relay
+     * holding its sockets) fell behind, and relays compared were not offered the same load.
+     */
+    private void pace(RunResult r, double sentPerS) {
+        r.put("sentPerS", round(sentPerS, 1));
+        double paced = 0;
+        for (Part part : plan.parts()) {
+            if (part.rate() <= 0) {
+                return;
+            }
+            paced += part.rate() * part.senders().size();
+        }
+        r.put("sendPacePct", round(100 * sentPerS / paced, 1));
+    }
+
+    /**
      * Stops the senders, then waits for what is still in flight, until all arrived, nothing arrives
      * for a while, or the drain cap.
      */
-    private void drain(boolean mesh) throws InterruptedException {
+    private void drain() throws InterruptedException {
         long deadline = System.nanoTime() + config.drain().toNanos();
-        List<Future<?>> stopping = new ArrayList<>(senders.size());
-        for (Sender s : senders) {
-            stopping.add(s.stop());
+        List<Future<?>> stopping = new ArrayList<>();
+        for (Group g : plan.groups()) {
+            for (Sender s : g.senders) {
+                stopping.add(s.stop());
+            }
         }
         for (Future<?> f : stopping) {
             f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -253,9 +286,8 @@ final class LoadRun {
         long last = deliveredBytes();
         long lastChange = System.nanoTime();
         while (System.nanoTime() < deadline) {
-            long expectedBytes = expected(mesh) * format.size();
             long now = deliveredBytes();
-            if (now >= expectedBytes) {
+            if (now >= expectedBytes()) {
                 return;
             }
             if (now != last) {
@@ -268,81 +300,145 @@ final class LoadRun {
         }
     }
 
-    private long expected(boolean mesh) {
+    private long expectedBytes() {
         long sum = 0;
-        for (Sender s : senders) {
-            sum += s.sent();
-        }
-        return mesh ? sum * (config.count() - 1) : sum * receivers.size();
-    }
-
-    private long deliveredBytes() {
-        long sum = 0;
-        for (BenchHandler h : receivers) {
-            sum += h.checker().deliveredBytes();
+        for (Group g : plan.groups()) {
+            sum += g.expected() * g.part().format().size();
         }
         return sum;
     }
 
-    /** After the loops have stopped touching them: what arrived against what was sent. */
-    private void integrity(RunResult r, boolean mesh) {
-        long sent = 0;
-        long[] sentBy = new long[senders.size()];
-        for (int i = 0; i < senders.size(); i++) {
-            sentBy[i] = senders.get(i).sent();
-            sent += sentBy[i];
+    private long deliveredBytes() {
+        long sum = 0;
+        for (Group g : plan.groups()) {
+            sum += g.deliveredBytes();
         }
-        long delivered = 0;
-        long unique = 0;
-        long frames = 0;
-        long merged = 0;
-        long mergedMessages = 0;
-        long reordered = 0;
-        long duplicates = 0;
-        long corrupt = 0;
-        for (int i = 0; i < receivers.size(); i++) {
-            IntegrityChecker c = receivers.get(i).checker();
-            delivered += c.delivered();
-            frames += c.frames();
-            merged += c.mergedFrames();
-            mergedMessages += c.mergedMessages();
-            reordered += c.reordered();
-            duplicates += c.duplicates();
-            corrupt += c.corrupt();
-            for (int s = 0; s < c.senders(); s++) {
-                if (!mesh || s != i) {
-                    unique += c.unique(s);
-                }
+        return sum;
+    }
+
+    private int receiverCount() {
+        int n = 0;
+        for (Group g : plan.groups()) {
+            n += g.receivers.size();
+        }
+        return n;
+    }
+
+    /** After the loops have stopped touching them: what arrived against what was sent, per part and in all. */
+    private void integrity(RunResult r) {
+        Tally all = new Tally();
+        List<Tally> parts = new ArrayList<>();
+        List<LatencyRecorder> recorders = new ArrayList<>();
+        for (Part part : plan.parts()) {
+            Tally t = new Tally();
+            for (Group g : part.groups()) {
+                t.add(g);
+            }
+            all.add(t);
+            parts.add(t);
+            recorders.addAll(part.recorders());
+        }
+        all.put(r, "");
+        r.put("errors", errors.get());
+        latency(r, "", recorders, true);
+        if (plan.parts().size() > 1) {
+            for (int i = 0; i < parts.size(); i++) {
+                Part part = plan.parts().get(i);
+                parts.get(i).put(r, part.name() + ".");
+                latency(r, part.name() + ".", part.recorders(), false);
             }
         }
-        long expected = mesh ? sent * (config.count() - 1) : sent * receivers.size();
+        receiverSpread(r);
+        long stalledReceived = 0;
+        boolean anyStalled = false;
+        for (Group g : plan.groups()) {
+            for (BenchHandler h : g.stalled) {
+                stalledReceived += h.unchecked();
+                anyStalled = true;
+            }
+        }
+        if (anyStalled) {
+            r.put("slowReceived", stalledReceived);
+        }
+    }
+
+    /** Latency percentiles of the messages {@code recorders} measured: all, and those of the first 10 s. */
+    private static void latency(RunResult r, String prefix, Collection<LatencyRecorder> recorders, boolean full) {
         Histogram all = LatencySummary.newHistogram();
-        for (Histogram h : histograms.values()) {
-            all.add(h);
+        Histogram first = LatencySummary.newHistogram();
+        for (LatencyRecorder rec : recorders) {
+            all.add(rec.all());
+            first.add(rec.first());
         }
         LatencySummary l = LatencySummary.of(all);
-        r.put("sent", sent)
-                .put("expected", expected)
-                .put("delivered", delivered)
-                .put("framesReceived", frames)
-                .put("mergedFrames", merged)
-                .put("mergedMessages", mergedMessages)
-                .put("lost", expected - unique)
-                .put("lossPct", expected > 0 ? round(100.0 * (expected - unique) / expected, 4) : null)
-                .put("reordered", reordered)
-                .put("duplicates", duplicates)
-                .put("corrupt", corrupt)
-                .put("errors", errors.get())
-                .put("latencyCount", l.count())
-                .put("meanUs", l.meanUs())
-                .put("p50Us", l.p50Us())
-                .put("p90Us", l.p90Us())
-                .put("p99Us", l.p99Us())
-                .put("p999Us", l.p999Us())
-                .put("maxUs", l.maxUs());
-        receiverSpread(r);
-        if (slowHandler != null) {
-            r.put("slowReceived", slowHandler.unchecked());
+        if (full) {
+            r.put("latencyCount", l.count()).put("meanUs", l.meanUs());
+        }
+        r.put(prefix + "p50Us", l.p50Us());
+        if (full) {
+            r.put("p90Us", l.p90Us());
+        }
+        r.put(prefix + "p99Us", l.p99Us()).put(prefix + "p999Us", l.p999Us());
+        if (full) {
+            r.put("maxUs", l.maxUs());
+        }
+        r.put(prefix + "p99First10sUs", LatencySummary.of(first).p99Us());
+    }
+
+    /** Integrity counts summed over groups: sent, due, arrived, and what went wrong. */
+    private static final class Tally {
+        long sent;
+        long expected;
+        long unique;
+        long delivered;
+        long frames;
+        long merged;
+        long mergedMessages;
+        long reordered;
+        long duplicates;
+        long corrupt;
+
+        void add(Group g) {
+            sent += g.sent();
+            expected += g.expected();
+            unique += g.unique();
+            for (BenchHandler h : g.receivers) {
+                IntegrityChecker c = h.checker();
+                delivered += c.delivered();
+                frames += c.frames();
+                merged += c.mergedFrames();
+                mergedMessages += c.mergedMessages();
+                reordered += c.reordered();
+                duplicates += c.duplicates();
+                corrupt += c.corrupt();
+            }
+        }
+
+        void add(Tally t) {
+            sent += t.sent;
+            expected += t.expected;
+            unique += t.unique;
+            delivered += t.delivered;
+            frames += t.frames;
+            merged += t.merged;
+            mergedMessages += t.mergedMessages;
+            reordered += t.reordered;
+            duplicates += t.duplicates;
+            corrupt += t.corrupt;
+        }
+
+        void put(RunResult r, String prefix) {
+            r.put(prefix + "sent", sent)
+                    .put(prefix + "expected", expected)
+                    .put(prefix + "delivered", delivered)
+                    .put(prefix + "framesReceived", frames)
+                    .put(prefix + "mergedFrames", merged)
+                    .put(prefix + "mergedMessages", mergedMessages)
+                    .put(prefix + "lost", expected - unique)
+                    .put(prefix + "lossPct", expected > 0 ? round(100.0 * (expected - unique) / expected, 4) : null)
+                    .put(prefix + "reordered", reordered)
+                    .put(prefix + "duplicates", duplicates)
+                    .put(prefix + "corrupt", corrupt);
         }
     }
 
@@ -352,8 +448,8 @@ final class LoadRun {
      * every receiver shares (bursts, pauses) shows as means close together.
      */
     private void receiverSpread(RunResult r) {
-        double[] means = receivers.stream().mapToDouble(h -> h.checker().meanLatencyNanos()).filter(m -> m >= 0)
-                .sorted().toArray();
+        double[] means = plan.groups().stream().flatMap(g -> g.receivers.stream())
+                .mapToDouble(h -> h.checker().meanLatencyNanos()).filter(m -> m >= 0).sorted().toArray();
         if (means.length < 2) {
             return;
         }
@@ -373,8 +469,10 @@ final class LoadRun {
      */
     private void momentSpread(RunResult r) throws IOException {
         LatencyMoments all = new LatencyMoments(momentsSpanNanos());
-        for (LatencyMoments m : moments.values()) {
-            all.add(m);
+        for (Part part : plan.parts()) {
+            for (LatencyRecorder rec : part.recorders()) {
+                all.add(rec.moments());
+            }
         }
         r.put("momentSpreadP50", all.spread(0.5)).put("momentSpreadP90", all.spread(0.9));
         if (config.latencyTrace() != null) {
@@ -439,16 +537,24 @@ final class LoadRun {
         }
     }
 
-    /** Progress and CPU readings at one instant, to subtract one from another. */
-    private record Snapshot(long nanos, long bytes, double relayCpuSeconds, double relayJitSeconds,
-                            double selfCpuSeconds) {
+    /** Progress (bytes in all, messages per part) and CPU readings at one instant, to subtract one from another. */
+    private record Snapshot(long nanos, long bytes, long[] messages, long sent, double relayCpuSeconds,
+                            double relayJitSeconds, double selfCpuSeconds) {
     }
 
     private Snapshot snapshot(ProcSampler sampler) throws IOException {
         double relayCpu = sampler != null ? sampler.now().cpuSeconds() : 0;
         double relayJit = sampler != null ? sampler.compilerCpuSeconds() : 0;
         double self = ProcStats.read("self").cpuSeconds();
-        return new Snapshot(System.nanoTime(), deliveredBytes(), relayCpu, relayJit, self);
+        long[] messages = new long[plan.parts().size()];
+        for (int p = 0; p < messages.length; p++) {
+            messages[p] = plan.parts().get(p).deliveredMessages();
+        }
+        long sent = 0;
+        for (Group g : plan.groups()) {
+            sent += g.sent();
+        }
+        return new Snapshot(System.nanoTime(), deliveredBytes(), messages, sent, relayCpu, relayJit, self);
     }
 
     private static void sleepUntil(long nanos) throws InterruptedException {

@@ -21,7 +21,12 @@ final class ResultTable {
             new Column("lost", "lost", 8), new Column("merged", "mergedFrames", 8), new Column("reord", "reordered", 6),
             new Column("corrupt", "corrupt", 7), new Column("cpu-s/GB", "cpuSPerGB", 8),
             new Column("cpu-s/Mmsg", "cpuSPerMillionMsgs", 10), new Column("peakMB", "relayPeakRssMB", 7),
-            new Column("stall-s", "stalledS", 7));
+            new Column("stall-s", "stalledS", 7), new Column("1st-ms", "firstRelayMs", 7),
+            new Column("p99@10s", "p99First10sUs", 9));
+
+    /** What each part of a run of several shows on its own line under the run's. */
+    private static final List<String> PART_FIGURES = List.of("msgPerS", "p50Us", "p99Us", "p999Us", "p99First10sUs",
+            "sent", "lost", "mergedFrames", "reordered", "corrupt");
 
     private ResultTable() {
     }
@@ -41,6 +46,17 @@ final class ResultTable {
             b.append(pad(format(r, c.key), c.width)).append(' ');
         }
         out.println(b.toString().stripTrailing());
+        for (String part : parts(r)) {
+            StringBuilder p = new StringBuilder("      " + part + ":");
+            for (String f : PART_FIGURES) {
+                p.append(' ').append(f).append(' ').append(format(r, part + "." + f));
+            }
+            out.println(p);
+        }
+        if (r.get("slowReceived") != null && r.get("stalled") != null) {
+            out.printf(Locale.ROOT, "      stalled: %s reader(s), %s messages read before they stopped reading%n",
+                    r.get("stalled"), format(r, "slowReceived"));
+        }
         if ("idle".equals(r.get("scenario"))) {
             out.printf(Locale.ROOT, "      idle: %s connections in %ss; relay RSS %s -> %s MB (%s KB/conn); heap %s -> %s MB (%s B/conn); still open %s%n",
                     r.get("connections"), format(r, "connectS"), format(r, "relayRssBeforeMB"), format(r, "relayRssMB"),
@@ -61,8 +77,23 @@ final class ResultTable {
         out.println(b.toString().stripTrailing());
     }
 
+    /** The parts of a run of several, in the order their figures appear ({@code video.msgPerS} first). */
+    static List<String> parts(RunResult r) {
+        List<String> parts = new java.util.ArrayList<>();
+        for (String k : r.values().keySet()) {
+            int dot = k.indexOf('.');
+            if (dot > 0 && !parts.contains(k.substring(0, dot))) {
+                parts.add(k.substring(0, dot));
+            }
+        }
+        return parts;
+    }
+
     private static String format(RunResult r, String key) {
         Object v = key.equals("n") ? first(r, "receivers", "clients", "connections") : r.get(key);
+        if (key.equals("n") && v != null && r.get("groups") != null) {
+            v = r.get("groups") + "x" + v;
+        }
         if (v == null) {
             return "-";
         }

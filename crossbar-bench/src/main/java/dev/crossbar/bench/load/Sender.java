@@ -52,6 +52,8 @@ final class Sender implements Runnable {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicBoolean parked = new AtomicBoolean();
     private long startNanos;
+    /** Set on the loop when sending begins: nothing (a writability event) starts it earlier. */
+    private boolean started;
     private boolean tickScheduled;
     private boolean stopped;
     /**
@@ -95,10 +97,24 @@ final class Sender implements Runnable {
 
     /** Starts sending now, on the channel's loop. */
     void start() {
-        channel.eventLoop().execute(() -> {
+        start(0);
+    }
+
+    /**
+     * Starts sending after {@code delayNanos}, on the channel's loop: senders of a campus start
+     * spread over their period, as cameras and sensors that are not in step.
+     */
+    void start(long delayNanos) {
+        Runnable begin = () -> {
             startNanos = System.nanoTime();
+            started = true;
             run();
-        });
+        };
+        if (delayNanos <= 0) {
+            channel.eventLoop().execute(begin);
+        } else {
+            channel.eventLoop().schedule(begin, delayNanos, TimeUnit.NANOSECONDS);
+        }
     }
 
     /**
@@ -127,7 +143,7 @@ final class Sender implements Runnable {
     /** One sending pass; loop only. */
     @Override
     public void run() {
-        if (stopped || inPass) {
+        if (stopped || inPass || !started) {
             return;
         }
         inPass = true;

@@ -20,16 +20,16 @@ enum SlowPolicy {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The {@code --route} rule this policy adds, or null for none. */
-    String rule() {
-        return this == DROP ? null : ALL_STREAMS + ":slow=backpressure";
+    /** The {@code --route} rule this policy adds for the streams {@code pattern} matches, or null for none. */
+    String rule(String pattern) {
+        return this == DROP ? null : pattern + ":slow=backpressure";
     }
 
     /**
-     * The spawn command with this policy's rule appended; the command ends in the relay (it is
-     * exec'd), so the rule becomes the relay's last argument.
+     * The spawn command with this policy's rule for {@code pattern} appended; the command ends in
+     * the relay (it is exec'd), so the rule becomes the relay's last argument.
      */
-    String apply(String spawnCommand) {
-        return this == DROP ? spawnCommand : spawnCommand + " --route '" + rule() + "'";
+    String apply(String spawnCommand, String pattern) {
+        return this == DROP ? spawnCommand : spawnCommand + " --route '" + rule(pattern) + "'";
     }
 }

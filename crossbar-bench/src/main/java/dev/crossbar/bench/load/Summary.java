@@ -15,12 +15,13 @@ final class Summary {
             "msgPerS", "perReceiverMsgPerS", "egressMbitS", "meanUs", "p50Us", "p90Us", "p99Us", "p999Us", "maxUs",
             "lost", "lossPct", "mergedFrames", "mergedMessages", "reordered", "duplicates", "corrupt", "errors",
             "relayCpuS", "relayCpuPct", "cpuSPerGB", "cpuSPerMillionMsgs", "relayPeakRssMB", "clientCpuS", "stalledS",
-            "slowReceived", "connectS", "relayRssMB", "rssPerConnKB", "heapMB", "heapPerConnB", "stillOpen");
+            "slowReceived", "connectS", "relayRssMB", "rssPerConnKB", "heapMB", "heapPerConnB", "stillOpen",
+            "firstConnectMs", "firstRelayMs", "firstRelayLost", "p99First10sUs", "sentPerS", "sendPacePct");
 
     /** Keys describing the configuration, copied from the first run. */
     static final List<String> CONFIG = List.of(
             "label", "scenario", "relay", "spawnSession", "slow", "topic", "url", "size", "rate", "window", "batch", "warmupS", "durationS",
-            "receivers", "clients", "connections");
+            "receivers", "clients", "connections", "groups", "connectRate", "dataTopics", "stalled");
 
     private Summary() {
     }
@@ -35,7 +36,7 @@ final class Summary {
             s.put(k, first.get(k));
         }
         s.put("runs", runs.size());
-        for (String k : METRICS) {
+        for (String k : metrics(first)) {
             List<Double> values = new ArrayList<>();
             for (RunResult r : runs) {
                 Double v = r.number(k);
@@ -49,6 +50,17 @@ final class Summary {
             }
         }
         return s;
+    }
+
+    /** {@link #METRICS}, then the figures of each part of a run of several ({@code video.p99Us}, ...). */
+    private static List<String> metrics(RunResult first) {
+        List<String> keys = new ArrayList<>(METRICS);
+        for (String k : first.values().keySet()) {
+            if (k.indexOf('.') > 0 && first.number(k) != null) {
+                keys.add(k);
+            }
+        }
+        return keys;
     }
 
     /** Median; the mean of the middle two for an even count. */

@@ -15,10 +15,11 @@ class IntegrityCheckerTest {
     private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
 
     private final RunClock clock = new RunClock();
-    private final Histogram latency = LatencySummary.newHistogram();
+    private final LatencyRecorder recorder = new LatencyRecorder(clock, 1_000_000_000L);
+    private final Histogram latency = recorder.all();
 
     private IntegrityChecker checker(MessageFormat f, int senders, SendTimes times) {
-        return new IntegrityChecker(f, senders, times, clock, latency, null);
+        return new IntegrityChecker(f, senders, times, clock, recorder);
     }
 
     /** Feeds message {@code seq} of {@code sender}, optionally altered, and releases it. */

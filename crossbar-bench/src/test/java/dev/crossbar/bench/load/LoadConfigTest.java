@@ -45,7 +45,9 @@ class LoadConfigTest {
     void everyRunIsBoundedInTime() {
         LoadConfig c = b(Scenario.FANOUT).warmup(Duration.ofSeconds(1)).duration(Duration.ofSeconds(2))
                 .drain(Duration.ofSeconds(3)).settle(Duration.ZERO).connectTimeout(Duration.ofSeconds(4)).build();
-        assertEquals(Duration.ofSeconds(1 + 2 + 3 + 4 + 10), c.upperBound());
+        // The first contact (the generator's own round trip, the relay's connect, its message), the
+        // run's connect, warm-up, duration, drain, closing.
+        assertEquals(Duration.ofSeconds(5 + 4 + 1 + 4 + 1 + 2 + 3 + 10), c.upperBound());
         rejects("duration", b(Scenario.FANOUT).duration(Duration.ofMinutes(11)));
         rejects("duration", b(Scenario.FANOUT).duration(Duration.ZERO));
         rejects("warmup", b(Scenario.FANOUT).warmup(Duration.ofMinutes(3)));
@@ -130,5 +132,77 @@ class LoadConfigTest {
         assertEquals(256, old.toConfig(URI.create("ws://127.0.0.1:9000"), 1).batch());
         assertEquals(2, LoadMain.run("pingpong", "--url", "ws://10.1.2.3:80"), "a non-loopback URL is refused");
         assertEquals(2, LoadMain.run("pingpong"), "a relay must be named");
+    }
+
+    @Test
+    void campusShapesDefaults() {
+        LoadConfig streams = b(Scenario.STREAMS).build();
+        assertEquals(200, streams.groups());
+        assertEquals(4, streams.count(), "viewers per stream");
+        assertEquals(30, streams.rate());
+        assertEquals(4600, streams.size());
+        assertEquals(0, streams.window(), "a camera does not wait for its viewers");
+        assertEquals(1000, streams.connectRate());
+        LoadConfig topics = b(Scenario.TOPICS).build();
+        assertEquals(1000, topics.groups());
+        assertEquals(2, topics.count(), "clients per topic");
+        assertEquals(10, topics.rate());
+        assertEquals(200, topics.size());
+        LoadConfig mixed = b(Scenario.MIXED).build();
+        assertEquals(50, mixed.groups());
+        assertEquals(LoadConfig.DEFAULT_DATA_TOPICS, mixed.dataTopics());
+        assertEquals(LoadConfig.DEFAULT_STALLED, mixed.stalled());
+        LoadConfig fanout = b(Scenario.FANOUT).build();
+        assertEquals(1, fanout.groups());
+        assertEquals(0, fanout.connectRate(), "single-topic scenarios connect as before");
+        assertEquals(0, fanout.stalled());
+        assertEquals(0, fanout.dataTopics());
+        assertEquals(mixed.stalled(), mixed.toBuilder().build().stalled(), "copied");
+    }
+
+    @Test
+    void campusShapesThatCannotBeRun() {
+        rejects("groups", b(Scenario.FANOUT).groups(2));
+        rejects("groups", b(Scenario.STREAMS).groups(0));
+        rejects("groups", b(Scenario.TOPICS).groups(LoadConfig.MAX_GROUPS + 1));
+        rejects("dataTopics: 5 (expected: only for mixed)", b(Scenario.STREAMS).dataTopics(5));
+        rejects("stalled: 1 (expected: only for mixed)", b(Scenario.FANOUT).stalled(1));
+        rejects("stalled", b(Scenario.MIXED).stalled(LoadConfig.MAX_STALLED + 1));
+        rejects("dataTopics", b(Scenario.MIXED).dataTopics(-1));
+        rejects("count", b(Scenario.TOPICS).count(1));
+        rejects("window: 4 (expected: 0 for topics", b(Scenario.TOPICS).window(4));
+        rejects("rate: 0", b(Scenario.STREAMS).rate(0.0).window(8));
+        rejects("rate: 0", b(Scenario.MIXED).rate(0.0).window(8));
+        rejects("carry their send time", b(Scenario.STREAMS).size(10));
+        rejects("must name their sender", b(Scenario.TOPICS).size(10));
+        rejects("connections (expected: <= " + LoadConfig.MAX_CONNECTIONS, b(Scenario.STREAMS).groups(10_000).count(20));
+        rejects("connectRate", b(Scenario.STREAMS).connectRate(-1.0));
+        rejects("connectRate", b(Scenario.STREAMS).connectRate(LoadConfig.MAX_CONNECT_RATE + 1));
+        // At the edges: what is allowed.
+        assertEquals(3, b(Scenario.TOPICS).count(3).build().count(), "three clients a topic");
+        assertEquals(0, b(Scenario.MIXED).stalled(0).dataTopics(0).build().stalled(), "mixed without its stalled reader");
+        assertEquals(8, b(Scenario.STREAMS).window(8).build().window(), "a camera may wait for its viewers");
+    }
+
+    @Test
+    void campusShapesOnTheCommandLine() {
+        LoadCommand cmd = new LoadCommand();
+        new picocli.CommandLine(cmd).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
+                "streams", "--url", "ws://127.0.0.1:9000", "--streams", "20", "--viewers", "3", "--connect-rate", "500");
+        LoadConfig c = cmd.toConfig(URI.create("ws://127.0.0.1:9000"), 1);
+        assertEquals(Scenario.STREAMS, c.scenario());
+        assertEquals(20, c.groups());
+        assertEquals(3, c.count());
+        assertEquals(500, c.connectRate());
+
+        LoadCommand mixed = new LoadCommand();
+        new picocli.CommandLine(mixed).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(
+                "mixed", "--url", "ws://127.0.0.1:9000", "--groups", "10", "--data-topics", "30", "--stalled", "0");
+        LoadConfig m = mixed.toConfig(URI.create("ws://127.0.0.1:9000"), 1);
+        assertEquals(10, m.groups());
+        assertEquals(30, m.dataTopics());
+        assertEquals(0, m.stalled());
+        assertEquals(2, LoadMain.run("topics", "--url", "ws://127.0.0.1:9", "--stalled", "1"),
+                "a flag of mixed's is refused elsewhere, before connecting");
     }
 }

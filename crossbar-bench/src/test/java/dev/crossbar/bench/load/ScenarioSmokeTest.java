@@ -134,7 +134,7 @@ class ScenarioSmokeTest {
     @Test
     void socketBoundPublisherLosesNothingUnderBackpressure() throws Exception {
         relay.close();
-        relay = new InProcessRelay(2, SlowPolicy.BACKPRESSURE);
+        relay = new InProcessRelay(2, SlowPolicy.BACKPRESSURE, SlowPolicy.ALL_STREAMS);
         RunResult r = run(quick(Scenario.FANOUT).count(2).size(1024 * 1024).rate(100_000.0).window(0)
                 .slow(SlowPolicy.BACKPRESSURE).build());
         assertIntact(r);
@@ -166,5 +166,82 @@ class ScenarioSmokeTest {
         assertEquals(200.0, r.number("stillOpen"), r.toString());
         assertEquals(0.0, r.number("errors"), r.toString());
         assertNotNull(r.number("heapPerConnB"), "in-process heap is readable: " + r);
+    }
+
+    // ---- a campus's shapes: many groups at once, each paced, every message checked ----
+
+    /** Asserts what {@link #assertIntact} does for the part of a run named {@code part}. */
+    private static void assertPartIntact(RunResult r, String part) {
+        assertTrue(r.number(part + ".sent") > 0, part + " sent nothing: " + r);
+        assertEquals(r.number(part + ".expected"), r.number(part + ".delivered"), part + ": every message delivered whole: " + r);
+        for (String k : List.of("lost", "mergedFrames", "reordered", "duplicates", "corrupt")) {
+            assertEquals(0.0, r.number(part + "." + k), part + "." + k + ": " + r);
+        }
+        assertTrue(r.number(part + ".msgPerS") > 0, r.toString());
+        assertNotNull(r.number(part + ".p99Us"), part + " latency measured: " + r);
+    }
+
+    /** What every campus run reports beside integrity: a cold start's figures, and its shape. */
+    private static void assertCampusFigures(RunResult r, int groups) {
+        assertEquals(groups, r.get("groups"), r.toString());
+        assertNotNull(r.number("firstRelayMs"), "first message relayed: " + r);
+        assertTrue(r.number("firstRelayMs") >= r.number("firstConnectMs"), "relayed after connecting: " + r);
+        assertNotNull(r.number("p99First10sUs"), "the first seconds' p99: " + r);
+        assertNotNull(r.number("p999Us"), r.toString());
+        assertTrue(r.number("sendPacePct") > 0, "the senders' pace against their rates: " + r);
+    }
+
+    @Test
+    void manyStreamsWithAFewViewersEach() throws Exception {
+        LoadConfig c = quick(Scenario.STREAMS).groups(20).count(3).connectRate(400.0)
+                .duration(Duration.ofMillis(1500)).build();
+        RunResult r = run(c);
+        assertIntact(r);
+        assertCampusFigures(r, 20);
+        assertEquals(r.number("sent") * 3, r.number("expected"), "each camera's messages reach its three viewers");
+        // 30/s for 1.7 s from each of 20 cameras: paced, not flat out.
+        assertTrue(r.number("sent") <= 20 * (30 * 1.7 + 2), r.toString());
+        // 80 connections at 400 a second: the last one starts 79/400 s after the first.
+        assertTrue(r.number("connectS") >= 0.19, "connections paced: " + r);
+    }
+
+    @Test
+    void manySmallTopicsOfTwoClients() throws Exception {
+        RunResult r = run(quick(Scenario.TOPICS).groups(50).count(2).duration(Duration.ofMillis(1500)).build());
+        assertIntact(r);
+        assertCampusFigures(r, 50);
+        assertEquals(r.number("sent"), r.number("expected"), "each message reaches the topic's other client");
+    }
+
+    @Test
+    void manySmallTopicsOfThreeClients() throws Exception {
+        RunResult r = run(quick(Scenario.TOPICS).groups(20).count(3).duration(Duration.ofMillis(1000)).build());
+        assertIntact(r);
+        assertEquals(r.number("sent") * 2, r.number("expected"), "each message reaches the topic's two others");
+    }
+
+    /**
+     * Video to viewers with a stalled reader on the first camera, data topics, and a file
+     * transfer that the relay holds lossless (its stream alone under slow=backpressure): every
+     * part intact, each reported on its own.
+     */
+    @Test
+    void mixedLoadIsIntactInEveryPart() throws Exception {
+        relay.close();
+        relay = new InProcessRelay(2, SlowPolicy.BACKPRESSURE, Scenario.MIXED.backpressurePattern());
+        LoadConfig c = quick(Scenario.MIXED).groups(6).count(3).dataTopics(15).stalled(1)
+                .slow(SlowPolicy.BACKPRESSURE).duration(Duration.ofMillis(1500)).build();
+        RunResult r = run(c);
+        assertIntact(r);
+        assertCampusFigures(r, 6);
+        for (String part : List.of(Plan.VIDEO, Plan.DATA, Plan.FILE)) {
+            assertPartIntact(r, part);
+        }
+        assertEquals(r.number("video.sent") * 3, r.number("video.expected"), "the stalled reader is not expected to keep up");
+        assertEquals(r.number("file.sent"), r.number("file.expected"), "one reader of the file");
+        assertEquals(r.number("video.expected") + r.number("data.expected") + r.number("file.expected"), r.number("expected"));
+        assertNotNull(r.get("slowReceived"), "the stalled reader's count: " + r);
+        assertEquals(1, r.get("stalled"));
+        assertTrue(r.number("stalledS") < 1.0, "the others kept receiving to the end: " + r);
     }
 }
