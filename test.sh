@@ -7,13 +7,14 @@
 #   4. fuzz    coverage-guided fuzzing of the route and wire parsers, 20 s per target
 #   5. helm    the Helm chart (deploy/helm): helm lint and helm template, and what the manifests
 #              promise (deploy/helm/check.sh); Helm is built with Go from the Go module proxy once
+#   6. release scripts/release.sh rehearsed in a throwaway clone of HEAD (scripts/rehearse-release.sh)
 #
 # Before that it installs, from Debian's packages, what the tests start and is missing, saying
 # what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, curl, systemd. As root it
 # runs apt-get itself; otherwise through sudo if there is one, else it prints the command to run.
 # A JDK 17+ is the one thing you bring (Maven comes with ./mvnw), and Go for the helm step.
 #
-#   ./test.sh [--skip build|browser|conformance|fuzz|helm]...   (repeatable)
+#   ./test.sh [--skip build|browser|conformance|fuzz|helm|release]...   (repeatable)
 #
 # Exit status: 0 when everything passed; 2 when a prerequisite is missing; otherwise that of the
 # step that failed.
@@ -25,11 +26,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --skip)
       case "${2:-}" in
-        build|browser|conformance|fuzz|helm) skip+="$2 " ;;
-        *) echo "--skip: '${2:-}' (expected: build, browser, conformance, fuzz or helm)" >&2; exit 2 ;;
+        build|browser|conformance|fuzz|helm|release) skip+="$2 " ;;
+        *) echo "--skip: '${2:-}' (expected: build, browser, conformance, fuzz, helm or release)" >&2; exit 2 ;;
       esac
       shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -208,6 +209,15 @@ if runs helm; then
   begin "helm: lint and render the chart (deploy/helm)"
   deploy/helm/check.sh
   done_step helm
+fi
+
+# --- 6. A release, rehearsed -----------------------------------------------------------------------
+# scripts/release.sh in a throwaway clone of HEAD (committed work only), without its tests (the build
+# step ran them): tag, versions, changelog, the jar's --version and SHA-256 (docs/release.md).
+if runs release; then
+  begin "release: scripts/release.sh rehearsed in a throwaway clone"
+  scripts/rehearse-release.sh
+  done_step release
 fi
 
 if [ "$skip" = " " ]; then

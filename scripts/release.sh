@@ -19,11 +19,11 @@ version="${1:-}"
 [ -n "$version" ] || usage
 shift
 next=""
-goal=verify
+goal=(verify)
 while [ $# -gt 0 ]; do
   case "$1" in
     --next) next="${2:?--next needs a version}"; shift ;;
-    --skip-tests) goal=package ;;
+    --skip-tests) goal=(package -DskipTests) ;;
     *) usage ;;
   esac
   shift
@@ -80,8 +80,8 @@ sed -i -E "s/^version: .*/version: ${version}/; s/^appVersion: .*/appVersion: \"
 today=$(date -u +%Y-%m-%d)
 sed -i "s/^## \[Unreleased\]\$/## [Unreleased]\n\n## [${version}] - ${today}/" CHANGELOG.md
 
-say "build and test: ./mvnw clean ${goal}"
-"${MVN[@]}" clean "$goal"
+say "build and test: ./mvnw clean ${goal[*]}"
+"${MVN[@]}" clean "${goal[@]}"
 jar=crossbar-server/target/crossbar.jar
 said=$(java -jar "$jar" --version)
 if [ "$said" != "crossbar ${version}" ]; then

@@ -87,12 +87,12 @@ expect "NATS routes" "$nats" '--routes=nats://relay-crossbar-nats-0\.relay-cross
 expect "NATS non-root" "$nats" 'runAsNonRoot: true'
 
 # --- One relay on its own, with routes from values ------------------------------------------------
-one=(--set nats.enabled=false --set replicaCount=1 --set-json 'config.route=["/cam/** start=keyframe","/sensor/** start=last"]')
+one=(--set nats.enabled=false --set replicaCount=1 --set-json 'config.route=["/cam/**:start=keyframe","/sensor/**:start=last"]')
 all=$(render "${one[@]}")
 expect_not "no NATS" "$all" '^kind: StatefulSet$'
 expect_not "one relay, no disruption budget" "$all" '^kind: PodDisruptionBudget$'
 config=$(show configmap.yaml "${one[@]}")
-expect "routes in the config file" "$config" '^    - /cam/\*\* start=keyframe$'
+expect "routes in the config file" "$config" '^    - /cam/\*\*:start=keyframe$'
 expect_not "no nats key" "$config" 'nats:'
 deploy=$(show deployment.yaml "${one[@]}")
 # On its own, a 503 can only be a stuck event loop: restart it.
