@@ -8,6 +8,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# A signal ends the script through exit, so that the EXIT trap runs then too.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 clone="$work/crossbar"
 git clone -q . "$clone"
 cd "$clone"

@@ -68,6 +68,9 @@ undo() {
   fi
 }
 trap undo EXIT
+# A signal ends the script through exit, so that the EXIT trap runs then too.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 set_version() {
   "${MVN[@]}" versions:set -DnewVersion="$1" -DgenerateBackupPoms=false -DprocessAllModules=true
