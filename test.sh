@@ -5,13 +5,16 @@
 #   2. browser the /stats page, and JSMpeg joining live ffmpeg video, in headless Chromium (src/e2e)
 #   3. conformance  Autobahn|Testsuite through the relay (src/conformance)
 #   4. fuzz    coverage-guided fuzzing of the route and wire parsers, 20 s per target
+#   5. helm    the Helm chart (deploy/helm): helm lint and helm template, and what the manifests
+#              promise (deploy/helm/check.sh); Helm is built with Go from the Go module proxy once
+#   6. release scripts/release.sh rehearsed in a throwaway clone of HEAD (scripts/rehearse-release.sh)
 #
 # Before that it installs, from Debian's packages, what the tests start and is missing, saying
-# what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, curl. As root it runs
-# apt-get itself; otherwise through sudo if there is one, else it prints the command to run.
-# A JDK 17+ is the one thing you bring (Maven comes with ./mvnw).
+# what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, curl, systemd. As root it
+# runs apt-get itself; otherwise through sudo if there is one, else it prints the command to run.
+# A JDK 17+ is the one thing you bring (Maven comes with ./mvnw), and Go for the helm step.
 #
-#   ./test.sh [--skip build|browser|conformance|fuzz]...   (repeatable)
+#   ./test.sh [--skip build|browser|conformance|fuzz|helm|release]...   (repeatable)
 #
 # Exit status: 0 when everything passed; 2 when a prerequisite is missing; otherwise that of the
 # step that failed.
@@ -23,11 +26,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --skip)
       case "${2:-}" in
-        build|browser|conformance|fuzz) skip+="$2 " ;;
-        *) echo "--skip: '${2:-}' (expected: build, browser, conformance or fuzz)" >&2; exit 2 ;;
+        build|browser|conformance|fuzz|helm|release) skip+="$2 " ;;
+        *) echo "--skip: '${2:-}' (expected: build, browser, conformance, fuzz, helm or release)" >&2; exit 2 ;;
       esac
       shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -76,6 +79,7 @@ fi
 if runs build; then
   have nats-server || [ -x /usr/sbin/nats-server ] || want nats-server "the cluster tests start a three-node NATS cluster"
   have ffmpeg || want ffmpeg "the live-video tests encode their test streams with it"
+  have systemd-analyze || want systemd "DeploymentFilesTest checks the systemd unit with systemd-analyze verify"
 fi
 if runs browser; then
   [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || have chromium || want chromium "the browser tests drive the /stats page and the JSMpeg player in headless Chromium"
@@ -83,6 +87,17 @@ fi
 if runs conformance; then
   have python3 || want python3 "summarizes the Autobahn reports"
   have curl || want curl "the conformance run checks the relay is up with it"
+fi
+
+# Go builds Helm for the helm step (Debian's golang-go is too old for Helm 3.22: it needs Go 1.24+).
+if runs helm && [ -z "${HELM:-}" ] && ! have go; then
+  if [ -x /usr/local/go/bin/go ]; then
+    PATH="$PATH:/usr/local/go/bin"
+  else
+    echo "The helm step builds Helm with Go 1.24 or newer, not found: install it from https://go.dev/dl" >&2
+    echo "(or set HELM=/path/to/helm, or run ./test.sh --skip helm)." >&2
+    exit 2
+  fi
 fi
 
 if [ -n "$node_problem" ]; then
@@ -185,6 +200,24 @@ if runs fuzz; then
     rm -f "$log"
   done
   done_step fuzz
+fi
+
+# --- 5. The Helm chart ------------------------------------------------------------------------------
+# helm lint --strict and helm template over the ways of installing it, and checks of the rendered
+# manifests (deploy/helm/check.sh); no cluster needed. The first run builds Helm (see the script).
+if runs helm; then
+  begin "helm: lint and render the chart (deploy/helm)"
+  deploy/helm/check.sh
+  done_step helm
+fi
+
+# --- 6. A release, rehearsed -----------------------------------------------------------------------
+# scripts/release.sh in a throwaway clone of HEAD (committed work only), without its tests (the build
+# step ran them): tag, versions, changelog, the jar's --version and SHA-256 (docs/release.md).
+if runs release; then
+  begin "release: scripts/release.sh rehearsed in a throwaway clone"
+  scripts/rehearse-release.sh
+  done_step release
 fi
 
 if [ "$skip" = " " ]; then

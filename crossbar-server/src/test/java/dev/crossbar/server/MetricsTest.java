@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.server.config.BuildInfo;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.PrometheusText;
 import dev.crossbar.server.testing.RelayServerExtension;
@@ -12,6 +13,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -115,8 +117,9 @@ class MetricsTest {
                     assertFalse(v.contains("secret"), s.toString());
                 }
                 if (s.name().startsWith("crossbar_")) {
-                    // loop: the event loop's index, as many values as loops (the liveness probe's meters)
-                    assertTrue(Set.of("schema", "role", "reason", "loop").containsAll(s.labels().keySet()),
+                    // loop: the event loop's index, as many values as loops (the liveness probe's meters);
+                    // version: one value, the build's
+                    assertTrue(Set.of("schema", "role", "reason", "loop", "version").containsAll(s.labels().keySet()),
                             s.toString());
                 }
             }
@@ -159,5 +162,17 @@ class MetricsTest {
                     "one per event loop (the test relay has two)");
             assertTrue(m.has("crossbar_fanout_backlog_bytes"));
         }
+    }
+
+    @Test
+    void buildInfoNamesTheVersionThatVersionPrints() throws Exception {
+        PrometheusText m = scrape();
+        List<PrometheusText.Sample> info = m.samples().stream().filter(s -> s.name().equals("crossbar_build_info")).toList();
+        assertEquals(1, info.size(), info.toString());
+        assertEquals(1, info.get(0).value());
+        // The version Maven filtered into the build (the one --version prints, ReleaseJarIT checks the jar's).
+        String version = info.get(0).labels().get("version");
+        assertEquals(BuildInfo.version(), version);
+        assertTrue(version.matches("\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"), "a version from the POM: " + version);
     }
 }

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and the Prometheus alert rules name is one the relay exports, scraped from {@code /metrics} of a
  * relay with a NATS link and traffic (some meters only exist then), so neither can drift from the
  * code. The systemd unit keeps its hardening. The README's run command, the Dockerfile, the unit
- * and operations.md start the JVM with the same settings, and this JVM accepts them.
+ * and operations.md start the JVM with the same settings (the container's memory sized from its
+ * limit instead), and this JVM accepts them.
  */
 class OpsFilesTest {
 
@@ -196,19 +197,32 @@ class OpsFilesTest {
         Set<String> unit = jvmOptions(Files.readString(OPS.resolve("crossbar.service")));
         Set<String> operations = jvmOptions(Files.readString(Path.of("..", "docs", "operations.md")));
         assertTrue(readme.contains("-XX:TrimNativeHeapInterval=5000"), "README's command: " + readme);
-        for (var other : List.of(docker, unit, operations)) {
+        for (var other : List.of(unit, operations)) {
             assertTrue(other.containsAll(readme), "lacks some of README's " + readme + ": " + other);
         }
+        // The container sizes heap and direct memory from its limit instead (-XX:MaxRAMPercentage);
+        // every other flag is the README's.
+        Set<String> fixedSizes = new TreeSet<>(readme);
+        fixedSizes.removeIf(o -> !o.startsWith("-Xmx") && !o.startsWith("-XX:MaxDirectMemorySize="));
+        Set<String> readmeButSizes = new TreeSet<>(readme);
+        readmeButSizes.removeAll(fixedSizes);
+        assertEquals(2, fixedSizes.size(), "README's heap and direct memory: " + fixedSizes);
+        assertTrue(docker.containsAll(readmeButSizes), "lacks some of README's " + readmeButSizes + ": " + docker);
+        for (var production : List.of(docker, unit)) {
+            assertTrue(production.contains("-XX:+ExitOnOutOfMemoryError"), "restarted when out of memory: " + production);
+        }
         // A JVM too old for one of them (a flag added in a JDK update) refuses to start at all.
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElseThrow());
-        command.addAll(readme);
-        command.add("-version");
-        // Its output goes to a file, so the wait below is the only one and it is bounded.
-        Path output = dir.resolve("java-version.txt");
-        Process java = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        assertTrue(java.waitFor(30, TimeUnit.SECONDS), "java -version did not end");
-        assertEquals(0, java.exitValue(), Files.readString(output));
+        for (var options : List.of(readme, docker)) {
+            List<String> command = new ArrayList<>();
+            command.add(ProcessHandle.current().info().command().orElseThrow());
+            command.addAll(options);
+            command.add("-version");
+            // Its output goes to a file, so the wait below is the only one and it is bounded.
+            Path output = dir.resolve("java-version.txt");
+            Process java = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            assertTrue(java.waitFor(30, TimeUnit.SECONDS), "java -version did not end");
+            assertEquals(0, java.exitValue(), command + ": " + Files.readString(output));
+        }
     }
 
     /**

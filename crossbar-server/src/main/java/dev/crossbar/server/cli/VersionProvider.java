@@ -1,21 +1,13 @@
 package dev.crossbar.server.cli;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.util.Properties;
+import dev.crossbar.server.config.BuildInfo;
 import picocli.CommandLine.IVersionProvider;
 
-/** Reads the version Maven wrote into {@code version.properties} at build time. */
+/** {@code --version}: the version Maven wrote into the jar at build time (see {@link BuildInfo}). */
 final class VersionProvider implements IVersionProvider {
 
     @Override
-    public String[] getVersion() throws IOException {
-        Properties p = new Properties();
-        try (InputStream in = VersionProvider.class.getResourceAsStream("/dev/crossbar/server/version.properties")) {
-            if (in != null) {
-                p.load(in);
-            }
-        }
-        return new String[] {"crossbar " + p.getProperty("version", "unknown")};
+    public String[] getVersion() {
+        return new String[] {"crossbar " + BuildInfo.version()};
     }
 }

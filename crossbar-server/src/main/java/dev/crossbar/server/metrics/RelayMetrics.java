@@ -7,6 +7,7 @@ import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.config.BuildInfo;
 import dev.crossbar.server.http.HandshakeFailures;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -37,7 +38,8 @@ import java.util.function.ToLongFunction;
  * <p>Crossbar's own: connections and topics (gauges), messages and payload bytes in and out, drops
  * and refusals (counters that read the live per-connection counters plus those of departed
  * connections, so the message path pays nothing for them), handshake failures by reason, stats
- * sockets and the fan-out backlog. Tags are schema, role and reason only: closed sets. Besides
+ * sockets and the fan-out backlog, the build's version. Tags are schema, role and reason (and the
+ * one version): closed sets. Besides
  * those: JVM memory, GC, threads, classes, CPU and uptime; Netty's allocator (the one the relay's
  * channels use), direct memory, and each event loop's pending tasks.
  */
@@ -60,6 +62,8 @@ public final class RelayMetrics implements AutoCloseable {
     public static final String TOPICS_MAX = "crossbar.topics.max";
     /** Gauge: 1:N topics whose connected publisher has sent nothing for a minute (see {@link SilentTopics}). */
     public static final String TOPICS_SILENT = "crossbar.topics.silent";
+    /** Gauge, always 1, tagged with the relay's version: which build each node runs. */
+    public static final String BUILD_INFO = "crossbar.build.info";
     public static final String DIRECT_MEMORY_USED = "netty.direct.memory.used";
     public static final String DIRECT_MEMORY_MAX = "netty.direct.memory.max";
 
@@ -87,6 +91,8 @@ public final class RelayMetrics implements AutoCloseable {
         requireNonNull(eventLoops, "eventLoops");
         this.tally = new TrafficTally(requireNonNull(topics, "topics"));
         this.silentTopics = new SilentTopics(topics);
+        Gauge.builder(BUILD_INFO, () -> 1).tag("version", BuildInfo.version())
+                .description("The relay's version (always 1), as --version prints it").register(registry);
         Gauge.builder(TOPICS_SILENT, silentTopics, SilentTopics::count)
                 .description("1:N topics whose connected publisher has sent nothing for "
                         + SilentTopics.SILENT_AFTER.toSeconds() + "s").register(registry);
