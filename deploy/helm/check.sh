@@ -122,15 +122,15 @@ refused "two NATS" 'config.nats: with nats.enabled' --set config.nats=nats://els
 refused "admin on loopback" 'config.admin-listen: a loopback address' --set config.admin-listen=127.0.0.1:9090
 
 # --- The relay reads the chart's configuration file -----------------------------------------------
-# Once the relay has --config (issue 45), this runs it on the rendered file with --print-config.
+# The relay itself checks the rendered file (every key an option, every value valid) with --print-config.
 jar=../../crossbar-server/target/crossbar.jar
-if [ -f "$jar" ] && java -jar "$jar" --help 2>&1 | grep -q -- '--print-config'; then
+if [ -f "$jar" ]; then
   file=$(mktemp)
   show configmap.yaml "${one[@]}" | awk '/crossbar.yaml: \|/ { on = 1; next } on { sub(/^    /, ""); print }' >"$file"
   java -jar "$jar" --config "$file" --print-config >/dev/null || fail "the relay refuses the chart's config file: $(cat "$file")"
   rm -f "$file"
 else
-  echo "note: the relay has no --print-config yet; the chart's config file is not read by it here"
+  fail "no relay jar at $jar to read the chart's config file (build it first: ./mvnw -B -ntp package -DskipTests)"
 fi
 
 if [ "$failures" -gt 0 ]; then
