@@ -9,10 +9,12 @@ import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.admin.DrainEndpoint;
 import dev.crossbar.server.admin.ReloadEndpoint;
 import dev.crossbar.server.auth.AdminAuthority;
 import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.RevokeEndpoint;
+import dev.crossbar.server.http.Draining;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.health.LoopHealth;
@@ -56,6 +58,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -94,6 +98,12 @@ public final class CrossbarServer implements AutoCloseable {
     private final Router router;
     private final ChannelGroup sessions = new DefaultChannelGroup("sessions", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Whether the node drains before a restart: upgrades refused, {@code /healthz} says so. */
+    private final Draining draining = new Draining();
+    /** The drain once started ({@link #drain}), or null. */
+    private CompletableFuture<Void> drained;
+    /** What follows a drain asked for over HTTP: by default the relay closes; the command line exits. */
+    private volatile Runnable afterDrain = this::close;
     private final HandshakeFailures handshakeFailures = new HandshakeFailures();
     /** Statistics snapshots and metric scrapes run here, never on an event loop. */
     private final EventExecutor adminExecutor = new DefaultEventExecutor(new DefaultThreadFactory("crossbar-admin", true));
@@ -201,7 +211,7 @@ public final class CrossbarServer implements AutoCloseable {
                 // One allocator for all: Netty makes one per channel otherwise (each handle is still per channel).
                 .childOption(ChannelOption.RECVBUF_ALLOCATOR, RECEIVE_BUFFERS)
                 .childHandler(connections = new CrossbarInitializer(config, router, sessions, endpoints, limiter,
-                        handshakeFailures, tls, access, eventLoops(), pairs));
+                        handshakeFailures, tls, access, eventLoops(), pairs, draining));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -232,7 +242,7 @@ public final class CrossbarServer implements AutoCloseable {
     /** The reserved paths of the admin plane: health, statistics, metrics. */
     private Map<String, HttpEndpoint> adminEndpoints(ServerConfig config) {
         Map<String, HttpEndpoint> admin = new LinkedHashMap<>();
-        admin.put(HealthEndpoint.PATH, new HealthEndpoint(this::unhealthyReason));
+        admin.put(HealthEndpoint.PATH, new HealthEndpoint(this::unhealthyReason, draining::isDraining));
         admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
         admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config, this::clientDetails));
         admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
@@ -251,7 +261,12 @@ public final class CrossbarServer implements AutoCloseable {
         if (access != null) {
             endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
         }
-        endpoints.put(ReloadEndpoint.PATH, new ReloadEndpoint(new AdminAuthority(access), this::reload, adminExecutor));
+        AdminAuthority authority = new AdminAuthority(access);
+        endpoints.put(ReloadEndpoint.PATH, new ReloadEndpoint(authority, this::reload, adminExecutor));
+        endpoints.put(DrainEndpoint.PATH, new DrainEndpoint(authority, () -> {
+            drain(this.config.drainTimeout()).thenRun(() -> afterDrain.run());
+            return sessions.size();
+        }));
         return endpoints;
     }
 
@@ -297,6 +312,24 @@ public final class CrossbarServer implements AutoCloseable {
         log.info("Configuration reloaded: new connections and topics follow it; {} connections keep theirs",
                 sessions.size());
         return new Reloaded(true, "applied");
+    }
+
+    /**
+     * Drains the node before a restart ({@link Drain}): upgrades refused, {@code /healthz} draining,
+     * clients closed with 1012, lossless streams let finish within {@code timeout}. The future
+     * completes when every client has gone or the time is up; the relay keeps listening (for
+     * health checks) until {@link #close}. A second call returns the first drain.
+     */
+    public synchronized CompletableFuture<Void> drain(Duration timeout) {
+        if (drained == null) {
+            drained = new Drain(sessions, draining, adminExecutor).start(timeout);
+        }
+        return drained;
+    }
+
+    /** What a drain asked for over HTTP ({@code POST /admin/drain}) does once it is over; by default {@link #close}. */
+    public void afterDrain(Runnable action) {
+        this.afterDrain = requireNonNull(action, "action");
     }
 
     /** {@code scheme://host:port} for a bound address; a wildcard address is shown as localhost. */

@@ -45,6 +45,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--slow-consumer-grace", formatDuration(ServerConfig.DEFAULT_SLOW_CONSUMER_GRACE)),
             Map.entry("--client-stall-timeout", formatDuration(ServerConfig.DEFAULT_CLIENT_STALL_TIMEOUT)),
             Map.entry("--shutdown-grace", formatDuration(ServerConfig.DEFAULT_SHUTDOWN_GRACE)),
+            Map.entry("--drain-timeout", formatDuration(ServerConfig.DEFAULT_DRAIN_TIMEOUT)),
             Map.entry("--max-connections", Integer.toString(ServerConfig.DEFAULT_MAX_CONNECTIONS)),
             Map.entry("--max-connections-per-address", Integer.toString(ServerConfig.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)),
             Map.entry("--max-topics", Integer.toString(ServerConfig.DEFAULT_MAX_TOPICS)),

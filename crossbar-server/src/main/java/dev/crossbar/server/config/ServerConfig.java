@@ -53,6 +53,12 @@ public final class ServerConfig {
      */
     public static final Duration DEFAULT_CLIENT_STALL_TIMEOUT = Duration.ofSeconds(1);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(3);
+    /**
+     * On SIGTERM or {@code POST /admin/drain}: how long a lossless transfer may take to finish before
+     * its clients are closed anyway; everyone else is closed with 1012 at once. Inside a container
+     * runtime's usual 30 s stop timeout, with room for the close handshakes.
+     */
+    public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(20);
     /** All TCP connections at once, WebSocket or plain HTTP; beyond it: 503 before the upgrade. */
     public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
     /** Connections from one remote address; beyond it: 429. Generous, as a campus NAT is one address. */
@@ -133,6 +139,7 @@ public final class ServerConfig {
     private final Duration slowConsumerGrace;
     private final Duration clientStallTimeout;
     private final Duration shutdownGrace;
+    private final Duration drainTimeout;
     private final String logLevel;
     private final LogFormat logFormat;
     private final int maxConnections;
@@ -204,6 +211,10 @@ public final class ServerConfig {
         this.shutdownGrace = requireNonNull(b.shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
+        }
+        this.drainTimeout = requireNonNull(b.drainTimeout, "drainTimeout");
+        if (drainTimeout.isNegative()) {
+            throw new IllegalArgumentException("drainTimeout: " + drainTimeout + " (expected: >= 0)");
         }
         this.logLevel = checkLogLevel(requireNonNull(b.logLevel, "logLevel"));
         this.logFormat = requireNonNull(b.logFormat, "logFormat");
@@ -436,6 +447,11 @@ public final class ServerConfig {
         return shutdownGrace;
     }
 
+    /** How long a drain lets lossless transfers finish ({@link #DEFAULT_DRAIN_TIMEOUT}); 0: close everyone at once. */
+    public Duration drainTimeout() {
+        return drainTimeout;
+    }
+
     /** The log's level: one of {@link #LOG_LEVELS}. */
     public String logLevel() {
         return logLevel;
@@ -576,6 +592,7 @@ public final class ServerConfig {
         private Duration clientStallTimeout = DEFAULT_CLIENT_STALL_TIMEOUT;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
         private String logLevel = DEFAULT_LOG_LEVEL;
+        private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
         private LogFormat logFormat = DEFAULT_LOG_FORMAT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
@@ -622,6 +639,7 @@ public final class ServerConfig {
             clientStallTimeout = c.clientStallTimeout;
             shutdownGrace = c.shutdownGrace;
             logLevel = c.logLevel;
+            drainTimeout = c.drainTimeout;
             logFormat = c.logFormat;
             maxConnections = c.maxConnections;
             maxConnectionsPerAddress = c.maxConnectionsPerAddress;
@@ -746,6 +764,11 @@ public final class ServerConfig {
 
         public Builder shutdownGrace(Duration v) {
             shutdownGrace = v;
+            return this;
+        }
+
+        public Builder drainTimeout(Duration v) {
+            drainTimeout = v;
             return this;
         }
 

@@ -119,6 +119,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private ClientInfo client;
     /** Who this client is, for statistics (set on joining). */
     private ClientIdentity identity;
+    /** Whether this connection's stream is lossless ({@code slow=backpressure}); read by a drain, any thread. */
+    private volatile boolean lossless;
     private Topic topic;
     private boolean needsFlush;
     /**
@@ -236,6 +238,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (options.lossless() && client.route().canReceive()) {
             holdBack = topic.holdBack();
         }
+        lossless = options.lossless();
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
     }
@@ -690,6 +693,14 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             slowTimer.cancel(false);
             slowTimer = null;
         }
+    }
+
+    /**
+     * Whether this connection carries a lossless stream ({@code slow=backpressure}): a drain lets
+     * such a transfer finish before closing it. Any thread.
+     */
+    public boolean lossless() {
+        return lossless;
     }
 
     /** Starts the closing handshake (see {@link ConnectionLifecycle#close}); deliveries stop now. */
