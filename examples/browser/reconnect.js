@@ -14,8 +14,8 @@ const STABLE_MS = 10000;
 /**
  * Opens `url()` (a function, so that each attempt can carry a fresh token) and reopens it by the
  * contract. Handlers: onOpen(ws), onMessage(event), onStatus(state, text, closeCode) with state
- * one of "connecting", "open", "waiting" (to reconnect), "ended". Returns { send(data), close(), restart() };
- * send returns false when there is no open connection: nothing is queued or resent.
+ * one of "connecting", "open", "waiting" (to reconnect), "ended". Returns { send(data), close(),
+ * restart() }; send returns false when there is no open connection: nothing is queued or resent.
  */
 function keepConnected(url, { onOpen = () => {}, onMessage = () => {}, onStatus = () => {}, binaryType = 'arraybuffer' } = {}) {
   let ws = null;
