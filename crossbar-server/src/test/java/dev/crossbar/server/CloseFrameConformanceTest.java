@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.RawClient;
 import dev.crossbar.server.testing.Received;
 import dev.crossbar.server.testing.RelayServerExtension;
+import dev.crossbar.server.testing.SessionHost;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -245,6 +248,69 @@ class CloseFrameConformanceTest {
             assertEquals(null, more, () -> "sent after its close frame: opcode " + more.opcode()
                     + (more.opcode() == 0x8 ? " " + more.closeCode() : ""));
             assertTrue(client.closedByPeer(DEADLINE_MILLIS), "closed");
+        }
+    }
+
+    /**
+     * Reads the relay's close frame with {@code code}, answers it as RFC 6455 asks, and checks that
+     * the answer ends the connection with nothing more sent: RFC 6455 (5.5.1) has one close frame
+     * each way, and Chromium fails a connection that gets a second one ("Close received after
+     * close"), so that its page sees 1006 rather than the relay's code and cannot act on it (the
+     * client contract in docs/protocol.md).
+     */
+    private static void assertAnsweredCloseEnds(RawClient client, int code) throws IOException {
+        RawClient.Frame close = client.readUntilClose(DEADLINE_MILLIS);
+        assertTrue(close != null, "a close frame");
+        assertEquals(code, close.closeCode(), close.closeReason());
+        client.send(RawClient.frame(0x88, closePayload(code, new byte[0]), true));
+        RawClient.Frame more = client.readFrame(DEADLINE_MILLIS);
+        assertEquals(null, more, () -> "sent after its close frame: opcode " + more.opcode()
+                + (more.opcode() == 0x8 ? " " + more.closeCode() : ""));
+        assertTrue(client.closedByPeer(DEADLINE_MILLIS), "closed");
+    }
+
+    /** A close the relay starts on a topic: the idle timeout's 1001 (token expiry, shutdown go the same way). */
+    @Nested
+    class RelaysOwnClose {
+
+        @RegisterExtension
+        final RelayServerExtension idle = new RelayServerExtension(b -> b
+                .pingInterval(Duration.ofMillis(200)).idleTimeout(Duration.ofMillis(600)));
+
+        @Test
+        void theClientsAnswerToAnIdleTimeoutEndsTheConnection() throws IOException {
+            try (RawClient client = new RawClient(idle.port())) {
+                assertTrue(client.upgrade("/lab/silent").startsWith("HTTP/1.1 101"));
+                assertAnsweredCloseEnds(client, 1001); // the pings before it are not answered
+            }
+        }
+    }
+
+    /** Closes the relay starts on a 1:1 session's client: its end (1000 from the host), no host (1013). */
+    @Nested
+    class SessionClose {
+
+        @RegisterExtension
+        final RelayServerExtension sessions = new RelayServerExtension(b -> b
+                .routing(new RoutingTable(RoutingTable.parseAll(List.of("/shell/*:schema=session")))));
+
+        @Test
+        void theClientsAnswerToTheEndOfItsSessionEndsTheConnection() throws IOException {
+            try (SessionHost host = new SessionHost(sessions.ws("/in/shell/exp1"), URI.create("ws://127.0.0.1:" + sessions.port()));
+                 RawClient client = new RawClient(sessions.port())) {
+                await("the host registered", Duration.ofSeconds(5), () -> sessions.server().pairs().hosts() == 1);
+                assertTrue(client.upgrade("/out/shell/exp1").startsWith("HTTP/1.1 101"));
+                host.awaitSession(0, Duration.ofSeconds(5)).ws.sendClose(1000, "shell exited");
+                assertAnsweredCloseEnds(client, 1000);
+            }
+        }
+
+        @Test
+        void theClientsAnswerToNoHostEndsTheConnection() throws IOException {
+            try (RawClient client = new RawClient(sessions.port())) {
+                assertTrue(client.upgrade("/out/shell/nobody").startsWith("HTTP/1.1 101"));
+                assertAnsweredCloseEnds(client, 1013);
+            }
         }
     }
 
