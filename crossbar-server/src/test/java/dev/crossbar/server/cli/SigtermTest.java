@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The real command in its own JVM, stopped the way an operator or a container runtime stops it
- * (docs/operations.md): on SIGTERM it closes every client with 1001 and exits within its grace.
+ * (docs/operations.md): on SIGTERM it drains, closing every client with 1012 (service restart) so that
+ * it reconnects, and exits.
  * {@link Process#destroy()} sends SIGTERM on Linux.
  */
 class SigtermTest {
@@ -28,7 +29,7 @@ class SigtermTest {
     Path dir;
 
     @Test
-    void sigtermClosesEveryClientWith1001AndExits() throws Exception {
+    void sigtermClosesEveryClientWith1012AndExits() throws Exception {
         Path log = dir.resolve("relay.log");
         Process relay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
@@ -48,11 +49,11 @@ class SigtermTest {
 
                 long start = System.nanoTime();
                 relay.destroy(); // SIGTERM
-                assertEquals(1001, pub.awaitClose(Duration.ofSeconds(15)), "publisher's close code");
-                assertEquals(1001, sub.awaitClose(Duration.ofSeconds(15)).code(), "subscriber's close code");
+                assertEquals(1012, pub.awaitClose(Duration.ofSeconds(15)), "publisher's close code");
+                assertEquals(1012, sub.awaitClose(Duration.ofSeconds(15)).code(), "subscriber's close code");
                 RawClient.Frame close = member.readUntilClose(15_000);
                 assertTrue(close != null, "the raw member got no close frame");
-                assertEquals(1001, close.closeCode(), close.closeReason());
+                assertEquals(1012, close.closeCode(), close.closeReason());
                 member.close(); // the raw client does not answer the close; it just goes, as the others did
 
                 // Every client has gone, so the relay need not wait out its 5 s grace; the bound is generous.
