@@ -82,7 +82,7 @@ if runs build; then
 fi
 if runs build || runs browser; then
   have ffmpeg || want ffmpeg "the live-video tests encode their test streams with it"
-  have systemd-analyze || want systemd "DeploymentFilesTest checks the systemd unit with systemd-analyze verify"
+  have systemd-analyze || want systemd "DeploymentFilesIT checks the systemd unit with systemd-analyze verify"
 fi
 if runs browser; then
   [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || have chromium || want chromium "the browser tests drive the /stats page, the JSMpeg player and the example pages in headless Chromium"

@@ -122,7 +122,7 @@ final class WireHarness {
         ServerFrame close = null;
         for (ServerFrame f : frames(afterSwitchingProtocols(toFuzzed, "fuzzed client"), "fuzzed client")) {
             if (close != null) {
-                break; // what follows a close frame is the concern of ClosingSessionTest
+                break; // what follows a close frame is the concern of ClosingSessionIT
             }
             if (f.opcode() == 0xA) {
                 pongs.add(f.payload());

@@ -33,7 +33,7 @@ class DrainClusterIT {
     @Test
     void clientsMoveToTheOtherNodeAndALosslessTransferInFlightCompletes(@TempDir Path dir) throws Exception {
         ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE); // 16 MiB unmasked: sampled, as ClusterTest's burst
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE); // 16 MiB unmasked: sampled, as ClusterIT's burst
         RoutingTable rules = new RoutingTable(RoutingTable.parseAll(List.of("/files/**:slow=backpressure")));
         try (CrossbarCluster c = CrossbarCluster.start(dir, (i, b) -> b.routing(rules).drainTimeout(Duration.ofSeconds(60)));
              JdkClient chatA = JdkClient.connect(c.ws(0, "/chat"));

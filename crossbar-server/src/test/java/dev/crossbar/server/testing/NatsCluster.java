@@ -45,20 +45,9 @@ public final class NatsCluster implements AutoCloseable {
         this.processes = new Process[n];
     }
 
-    /** The {@code nats-server} executable, or an AssertionError saying how to install it. */
+    /** The {@code nats-server} executable; a test without it skips, or fails under CI ({@link Tools}). */
     public static String executable() {
-        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
-        dirs.add("/usr/sbin");
-        dirs.add("/usr/bin");
-        dirs.add("/usr/local/bin");
-        for (String d : dirs) {
-            Path p = Path.of(d.isEmpty() ? "." : d, "nats-server");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        throw new AssertionError("nats-server not found on PATH or in /usr/sbin: install it "
-                + "(Debian: apt-get install nats-server; .ci/run does)");
+        return Tools.require("nats-server", "nats-server");
     }
 
     /** Attempts at starting a cluster: a port picked free may be taken before nats-server binds it. */
