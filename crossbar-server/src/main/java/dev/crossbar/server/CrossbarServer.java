@@ -6,6 +6,7 @@ import dev.crossbar.server.config.ServerConfig;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;
+import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
@@ -42,7 +43,6 @@ import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;
-import dev.crossbar.server.transport.LoopReceiveBuffers;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -77,7 +77,6 @@ import org.slf4j.LoggerFactory;
 public final class CrossbarServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(CrossbarServer.class);
-    private static final LoopReceiveBuffers RECEIVE_BUFFERS = new LoopReceiveBuffers();
 
     /** The configuration connections and topics get from now on; replaced by {@link #reload}. */
     private volatile ServerConfig config;
@@ -208,8 +207,9 @@ public final class CrossbarServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                // One allocator for all: Netty makes one per channel otherwise (each handle is still per channel).
-                .childOption(ChannelOption.RECVBUF_ALLOCATOR, RECEIVE_BUFFERS)
+                // The relay's one buffer policy (RelayBuffers): every channel's reads and writes from one pool.
+                .option(ChannelOption.ALLOCATOR, RelayBuffers.ALLOCATOR)
+                .childOption(ChannelOption.ALLOCATOR, RelayBuffers.ALLOCATOR)
                 .childHandler(connections = new CrossbarInitializer(config, router, sessions, endpoints, limiter,
                         handshakeFailures, tls, access, eventLoops(), pairs, draining));
 

@@ -49,25 +49,6 @@ class HomeLoopIT {
         return perLoop;
     }
 
-    /**
-     * A 1:N stream's placement: {@code home} members on its publisher's loop and, on each other loop
-     * it uses, the counts in {@code away}.
-     */
-    private static void assertPlaced(Topic topic, int home, List<Integer> away) {
-        EventExecutor publisherLoop = null;
-        for (Member m : topic.members()) {
-            if (m.route().canSend()) {
-                publisherLoop = m.executor();
-            }
-        }
-        assertNotNull(publisherLoop, "no publisher on " + topic);
-        Map<EventExecutor, Integer> perLoop = perLoop(topic);
-        assertEquals(home, perLoop.get(publisherLoop), "on the publisher's loop: " + perLoop.values());
-        assertEquals(away.size() + 1, perLoop.size(), "loops used: " + perLoop.values());
-        perLoop.remove(publisherLoop);
-        assertEquals(away, List.copyOf(perLoop.values()), "away from the publisher's loop");
-    }
-
     /** Connects one at a time, each placed before the next, so where each goes is decided. */
     private static List<JdkClient> connectInTurn(RelayServerExtension relay, String path, String topic, int n,
                                                  int membersBefore) {
@@ -118,20 +99,6 @@ class HomeLoopIT {
             } finally {
                 closeAll(mesh);
                 closeAll(stream);
-            }
-        }
-
-        @Test
-        void aStreamsFurtherSubscribersAreWrittenByTheOtherLoops() {
-            // The first subscriber before the publisher, as a viewer may come first: it waits at home.
-            List<JdkClient> clients = new ArrayList<>(connectInTurn(relay, "/out/cam", "cam", 1, 0));
-            clients.addAll(connectInTurn(relay, "/in/cam", "cam", 1, 1));
-            clients.addAll(connectInTurn(relay, "/out/cam", "cam", 9, 2));
-            try {
-                // Home: the publisher and the first subscriber; the 9 others on the other three loops, evenly.
-                assertPlaced(awaitTopic(relay, "cam", 11), 2, List.of(3, 3, 3));
-            } finally {
-                closeAll(clients);
             }
         }
 
@@ -210,27 +177,9 @@ class HomeLoopIT {
     }
 
     @Nested
-    class StreamPastItsShare {
-        @RegisterExtension
-        final RelayServerExtension relay = new RelayServerExtension(b -> b.eventLoops(2).fanoutLoopReceivers(3));
-
-        @Test
-        void theHomeLoopTakesSubscribersOnceTheOtherIsFull() {
-            List<JdkClient> clients = new ArrayList<>(connectInTurn(relay, "/in/wide", "wide", 1, 0));
-            clients.addAll(connectInTurn(relay, "/out/wide", "wide", 5, 1));
-            try {
-                // Home: publisher, first subscriber; away: the next three (full); then home again.
-                assertPlaced(awaitTopic(relay, "wide", 6), 3, List.of(3));
-            } finally {
-                closeAll(clients);
-            }
-        }
-    }
-
-    @Nested
     class StreamsPlacedLikeAnyTopic {
         @RegisterExtension
-        final RelayServerExtension relay = new RelayServerExtension(b -> b.eventLoops(LOOPS).fanoutLoopReceivers(0));
+        final RelayServerExtension relay = new RelayServerExtension(b -> b.eventLoops(LOOPS));
 
         @Test
         void aSmallStreamSharesOneLoop() {

@@ -1,6 +1,5 @@
 package dev.crossbar.core.relay;
 
-import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ClientIdentity;
 import dev.crossbar.core.stats.ConnectionStats;
@@ -43,21 +42,6 @@ public interface Member {
      * @return true if this write left the member needing a {@link #flush()} it did not need before
      */
     boolean deliver(PreparedFrame frame);
-
-    /**
-     * Writes a run of messages, in order, without flushing, as {@link #deliver} would one by one
-     * (which is what this default does). An implementation may write the run's buffer whole when
-     * every message of it would be written; the run is borrowed.
-     *
-     * @return as {@link #deliver}
-     */
-    default boolean deliverRun(FrameRun run) {
-        boolean newlyNeedsFlush = false;
-        for (int i = 0; i < run.count(); i++) {
-            newlyNeedsFlush |= deliver(run.frame(i));
-        }
-        return newlyNeedsFlush;
-    }
 
     /**
      * Writes one message of this member's replay, the messages a topic kept for newcomers. Not

@@ -62,11 +62,6 @@ public final class CrossbarCommand {
                     + " (less CPU per message); further members go to the thread with the fewest of the topic's members. 0: off (default ${DEFAULT-VALUE}).")
     int homeLoopMembers;
 
-    @Option(names = "--fanout-loop-receivers", paramLabel = "N", description = "A 1:N stream's publishers are read on one I/O thread and its subscribers, past the first, written"
-                    + " by the others, up to N each; past that every thread takes its share. 0: placed like any topic"
-                    + " (default ${DEFAULT-VALUE}).")
-    int fanoutLoopReceivers;
-
     @Option(names = "--transport", paramLabel = "auto|nio", description = "auto: native epoll on Linux, else NIO; nio: always NIO (default ${DEFAULT-VALUE}).")
     String transport;
 
@@ -261,7 +256,6 @@ public final class CrossbarCommand {
                 .listen(listen)
                 .eventLoops(eventLoops)
                 .homeLoopMembers(homeLoopMembers)
-                .fanoutLoopReceivers(fanoutLoopReceivers)
                 .preferNativeTransport(preferNative)
                 .maxMessageBytes(maxMessage)
                 .maxPathLength(maxPathLength)

@@ -28,7 +28,6 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--log-format", ServerConfig.DEFAULT_LOG_FORMAT.label()),
             Map.entry("--event-loops", Integer.toString(ServerConfig.DEFAULT_EVENT_LOOPS)),
             Map.entry("--home-loop-members", Integer.toString(ServerConfig.DEFAULT_HOME_LOOP_MEMBERS)),
-            Map.entry("--fanout-loop-receivers", Integer.toString(ServerConfig.DEFAULT_FANOUT_LOOP_RECEIVERS)),
             Map.entry("--transport", ServerConfig.DEFAULT_PREFER_NATIVE_TRANSPORT ? "auto" : "nio"),
             Map.entry("--max-message", formatBytes(ServerConfig.DEFAULT_MAX_MESSAGE_BYTES)),
             Map.entry("--max-path-length", Integer.toString(ServerConfig.DEFAULT_MAX_PATH_LENGTH)),

@@ -125,7 +125,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.guard = new ConnectionGuard(limiter);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
                 ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(),
-                        config.fanoutLoopReceivers(), IDLE, this::idleTimer) : null;
+                        IDLE, this::idleTimer) : null;
         reconfigure(config, endpoints);
     }
 

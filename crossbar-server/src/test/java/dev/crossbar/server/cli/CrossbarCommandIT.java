@@ -43,7 +43,6 @@ class CrossbarCommandIT {
         assertEquals(d.slowConsumerPolicy(), c.slowConsumerPolicy());
         assertEquals(d.shutdownGrace(), c.shutdownGrace());
         assertEquals(16, c.homeLoopMembers(), "a small topic's first 16 members share a loop");
-        assertEquals(250, c.fanoutLoopReceivers(), "a stream's subscribers written off its publisher's loop, 250 a loop");
         assertEquals(d.clientStallTimeout(), c.clientStallTimeout());
         assertEquals(Duration.ofSeconds(1), c.clientStallTimeout());
         assertEquals(20L * 1024 * 1024, c.maxClientBacklogBytes(), "twice the message limit");
@@ -65,14 +64,6 @@ class CrossbarCommandIT {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> parse("--home-loop-members", "-1").toConfig());
         assertTrue(e.getMessage().startsWith("homeLoopMembers: -1"), e.getMessage());
-    }
-
-    @Test
-    void fanoutLoopReceivers() {
-        assertEquals(0, parse("--fanout-loop-receivers", "0").toConfig().fanoutLoopReceivers());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> parse("--fanout-loop-receivers", "-1").toConfig());
-        assertTrue(e.getMessage().startsWith("fanoutLoopReceivers: -1"), e.getMessage());
     }
 
     @Test
