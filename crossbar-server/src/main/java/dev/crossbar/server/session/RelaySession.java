@@ -703,6 +703,17 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         return lossless;
     }
 
+    /**
+     * Whether a lossless transfer is still under way here though no message moved: its senders are
+     * held back, or messages wait to be sent to this client. Any thread (a drain asks).
+     */
+    public boolean busy() {
+        dev.crossbar.core.topic.HoldBack hold = topic == null ? null : topic.holdBack();
+        ChannelOutboundBuffer pending = ctx.channel().unsafe().outboundBuffer();
+        return hold != null && hold.held() || pending != null && pending.totalPendingWriteBytes() > 0
+                || coalesced != null;
+    }
+
     /** Starts the closing handshake (see {@link ConnectionLifecycle#close}); deliveries stop now. */
     public void close(WebSocketCloseStatus status, String reason) {
         cancelSlowTimer();
