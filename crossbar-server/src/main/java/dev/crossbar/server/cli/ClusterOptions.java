@@ -45,6 +45,12 @@ final class ClusterOptions {
                     + "past that, messages for other nodes are dropped whole and counted (default ${DEFAULT-VALUE}).")
     long maxPending;
 
+    @Option(names = "--nats-lossless-timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class,
+            defaultValue = "60s", description = "slow=backpressure streams: how long messages are kept for a node that cannot "
+                    + "be reached (this node's NATS link down, or the other silent); past it they are given up and the "
+                    + "stream's clients closed with 4010 (default ${DEFAULT-VALUE}).")
+    java.time.Duration losslessTimeout;
+
     @Option(names = "--node-name", paramLabel = "NAME", defaultValue = "${env:CROSSBAR_NODE_NAME}",
             description = "This node's name in statistics and in NATS's connection list (env CROSSBAR_NODE_NAME; default: the host name).")
     String nodeName;
@@ -70,6 +76,7 @@ final class ClusterOptions {
                 .tls(tls || tlsCa != null)
                 .tlsCaFile(tlsCa)
                 .maxPendingBytes(maxPending)
+                .losslessTimeout(losslessTimeout)
                 .build();
     }
 }
