@@ -136,6 +136,11 @@ public final class NatsBroker implements Broker, AutoCloseable {
     private volatile int subscriptionCount;
     /** Counts the link's comebacks (the client's RECONNECTED), for the engine to resend after each. */
     private volatile int linkEpoch;
+    /**
+     * The client's outgoing buffer as the engine last read it (after every operation): event loops
+     * read this, never the client, whose lock is held for as long as it reconnects.
+     */
+    private volatile long clientPendingBytes;
     private volatile long upSinceNanos;
     private volatile long downSinceNanos;
     private final LosslessLink lossless;
@@ -259,21 +264,17 @@ public final class NatsBroker implements Broker, AutoCloseable {
     /**
      * While connected, everything on its way; while not, only the lossless messages kept (they wait
      * for the link, and so do their senders); the rest is dropped and counted as for any stream, and
-     * holding for it would hold for nothing.
+     * holding for it would hold for nothing. Any thread, never blocks.
      */
     private long inFlightBytes() {
         long kept = lossless.heldBytes();
-        Connection c = connection;
-        if (!linkUp(c)) {
-            return kept;
-        }
-        return queuedBytes.get() + kept + c.outgoingPendingBytes();
+        return state != State.CONNECTED ? kept : queuedBytes.get() + kept + clientPendingBytes;
     }
 
     /**
      * Whether the link is up, asked without a lock: the client holds the lock that
-     * {@link Connection#outgoingPendingBytes()} takes for as long as it is reconnecting, so that call
-     * is made only after this says yes (and an event loop or the engine never waits out an outage).
+     * {@link Connection#outgoingPendingBytes()} takes for as long as it is reconnecting, so the engine
+     * (the only thread that makes that call) makes it only after this says yes.
      */
     private boolean linkUp(Connection c) {
         return state == State.CONNECTED && c != null && c.getStatus() == Connection.Status.CONNECTED;
@@ -284,6 +285,8 @@ public final class NatsBroker implements Broker, AutoCloseable {
      * read again once it is down to a quarter of its bound.
      */
     private void relieveLink() {
+        Connection c = connection;
+        clientPendingBytes = linkUp(c) ? c.outgoingPendingBytes() : 0;
         RemoteDelivery d = delivery;
         if (d != null && inFlightBytes() <= config.maxPendingBytes() / 4) {
             d.linkRelieved();
@@ -599,7 +602,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
             }
             case RECONNECTED -> {
                 upSinceNanos = System.nanoTime();
-                linkEpoch++; // one writer: the client's listener thread
+                linkEpoch++; // the engine looks for a change only
                 state = State.CONNECTED;
                 stats.recordReconnect();
                 warnings.reset("publish");
