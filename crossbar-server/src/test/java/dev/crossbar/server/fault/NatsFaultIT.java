@@ -179,6 +179,7 @@ class NatsFaultIT {
         assertTrue(missing <= counted, missing + " live messages missing, " + counted + " counted");
     }
 
+    /** Waits until every server holds the streams' subscriptions; on failure, says which it holds. */
     static void awaitSubscriptions(NatsCluster nats) {
         for (int i = 0; i < nats.size(); i++) {
             int server = i;
@@ -186,8 +187,9 @@ class NatsFaultIT {
                 await("nats-server " + i + " holding the streams' subscriptions", Duration.ofSeconds(10),
                         () -> nats.subscriptions(server) == FaultStreams.SUBSCRIPTIONS);
             } catch (AssertionError e) {
-                throw new AssertionError(e.getMessage() + ": it holds " + nats.subscriptions(server) + " "
-                        + nats.monitor(server, "/subsz?subs=1&limit=1000").path("subscriptions_list") + " routes " + nats.monitor(server, "/routez?subs=1"), e);
+                throw new AssertionError(e.getMessage() + ": it holds " + nats.subscriptions(server) + ", its clients' "
+                        + nats.monitor(server, "/subsz?subs=1&limit=1000").path("subscriptions_list") + ", its routes' "
+                        + nats.monitor(server, "/routez?subs=1").path("routes"), e);
             }
         }
     }

@@ -36,11 +36,28 @@ public final class CrossbarProcess implements AutoCloseable {
         this.log = log;
     }
 
+    /** Attempts at starting: a port picked free may be taken before the node binds it. */
+    private static final int START_ATTEMPTS = 3;
+
     /**
      * Starts a node named {@code name} on a free loopback port with the given further flags, and waits
-     * (at most 30 s) until its {@code /healthz} answers 200: serving, and its cluster link up.
+     * (at most 30 s) until its {@code /healthz} answers 200: serving, and its cluster link up. A node
+     * that exits before (its port taken meanwhile) is started again on another, up to
+     * {@value #START_ATTEMPTS} times.
      */
     public static CrossbarProcess start(Path dir, String name, List<String> flags) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(dir, name, flags);
+            } catch (AssertionError e) {
+                if (attempt == START_ATTEMPTS || !e.getMessage().contains(" exited with ")) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static CrossbarProcess startOnce(Path dir, String name, List<String> flags) {
         if (!Files.isReadable(JAR)) {
             throw new AssertionError(JAR.toAbsolutePath() + " missing: run this test through failsafe "
                     + "(mvn verify), which builds the jar first");
