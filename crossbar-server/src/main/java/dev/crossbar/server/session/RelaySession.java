@@ -602,6 +602,20 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         ctx.channel().config().setAutoRead(!hold);
     }
 
+    /**
+     * Its lossless stream lost messages for good: closed with 4010 and the reason, which says how
+     * many. It leaves the topic at once, so what it still sends before its socket closes is dropped,
+     * not relayed as the start of a stream with a hole in front.
+     */
+    @Override
+    public void streamBroken(String reason) {
+        if (topic != null) {
+            router.leave(this);
+            topic = null;
+        }
+        close(CloseCodes.MESSAGES_LOST, reason);
+    }
+
     /** A replayed message (what the topic kept for newcomers): written whatever the queue holds. */
     @Override
     public boolean deliverReplay(PreparedFrame frame) {
