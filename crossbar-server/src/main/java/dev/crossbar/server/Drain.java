@@ -12,6 +12,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * (503) and {@code /healthz} says draining, so the load balancer sends clients elsewhere; every
  * client is closed with 1012 (service restart) so that it reconnects, to another node. A lossless
  * stream ({@code slow=backpressure}) is let finish first: its connections close once they have
- * been quiet for {@link #QUIET}, or at the drain's deadline with a reason that says how many
- * messages went each way, so neither end is left guessing where the transfer stopped.
+ * been quiet for {@link #QUIET} with nothing held back or waiting to be sent, or at the drain's
+ * deadline with a reason that says how many messages went each way (counted on the connection's
+ * own loop as the close frame goes, so the count is exact), so neither end is left guessing where
+ * the transfer stopped.
  */
 final class Drain {
 
@@ -57,7 +60,7 @@ final class Drain {
             if (s != null && s.lossless() && !timeout.isZero()) {
                 lossless++;
             } else {
-                close(ch, s, "relay restarting: reconnect, to another node if there is one");
+                close(ch, s, st -> "relay restarting: reconnect, to another node if there is one");
             }
         }
         log.info("Draining before a restart: new connections refused, /healthz says draining; {} clients closed "
@@ -77,11 +80,11 @@ final class Drain {
             ConnectionStats st = s.stats();
             long last = Math.max(Math.max(st.lastInNanos(), st.lastOutNanos()), st.connectedAtNanos());
             if (late) {
-                close(ch, s, "relay restarting before this lossless stream finished: this connection sent "
-                        + st.messagesIn() + " and received " + st.messagesOut() + " messages; resend from there");
-            } else if (now - last >= QUIET.toNanos()) {
-                close(ch, s, "relay restarting: this lossless stream was quiet (" + st.messagesIn() + " messages in, "
-                        + st.messagesOut() + " out); reconnect");
+                close(ch, s, c -> "relay restarting before this lossless stream finished: this connection sent "
+                        + c.messagesIn() + " and received " + c.messagesOut() + " messages; resend from there");
+            } else if (now - last >= QUIET.toNanos() && !s.busy()) {
+                close(ch, s, c -> "relay restarting: this lossless stream was quiet (" + c.messagesIn() + " messages in, "
+                        + c.messagesOut() + " out); reconnect");
             }
         }
         if (sessions.isEmpty() || now - deadlineNanos >= CLOSE_GRACE_NANOS) {
@@ -90,14 +93,15 @@ final class Drain {
         }
     }
 
-    private static void close(Channel ch, RelaySession session, String reason) {
+    /** Closes with 1012 on the connection's loop, the reason made there from its counts (no message can follow). */
+    private static void close(Channel ch, RelaySession session, Function<ConnectionStats, String> reason) {
         if (session != null) {
-            session.executor().execute(() -> session.close(CloseCodes.SERVICE_RESTART, reason));
+            session.executor().execute(() -> session.close(CloseCodes.SERVICE_RESTART, reason.apply(session.stats())));
             return;
         }
         ConnectionLifecycle lifecycle = ch.pipeline().get(ConnectionLifecycle.class);
         if (lifecycle != null) {
-            ch.eventLoop().execute(() -> lifecycle.close(CloseCodes.SERVICE_RESTART, reason));
+            ch.eventLoop().execute(() -> lifecycle.close(CloseCodes.SERVICE_RESTART, reason.apply(null)));
         } else {
             ch.close();
         }

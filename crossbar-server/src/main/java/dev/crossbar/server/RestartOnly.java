@@ -53,7 +53,7 @@ final class RestartOnly {
     private static List<Object> nats(NatsConfig n) {
         return n == null ? null : List.of(n.servers(), String.valueOf(n.user()), String.valueOf(n.password()),
                 String.valueOf(n.token()), String.valueOf(n.credsFile()), n.tls(), String.valueOf(n.tlsCaFile()),
-                n.maxPendingBytes());
+                n.maxPendingBytes(), n.losslessTimeout());
     }
 
     private static List<Object> tls(TlsConfig t) {

@@ -63,4 +63,12 @@ public interface Member {
 
     /** Flushes what {@link #deliver} wrote since the last flush. */
     void flush();
+
+    /**
+     * The lossless stream this member is on lost messages that nobody can send again: the
+     * connection is closed with a code and {@code reason} that say so, rather than let a hole in
+     * the stream pass unseen. Called on {@link #executor()}.
+     */
+    default void streamBroken(String reason) {
+    }
 }

@@ -141,8 +141,8 @@ public final class Router implements RemoteDelivery {
             }
         } finally {
             if (remote != null) {
-                broker.publish(route.topic(), text, remote);
                 HoldBack hold = topic.holdBack();
+                broker.publish(route.topic(), text, remote, hold != null);
                 if (hold != null && broker.congested()) {
                     holdForLink(topic, hold);
                 }
@@ -234,6 +234,23 @@ public final class Router implements RemoteDelivery {
             HoldBack hold = topic.holdBack();
             if (hold != null) {
                 hold.expireRemote(maxAgeNanos);
+            }
+        }
+    }
+
+    /**
+     * Closes the local members of a lossless stream that lost messages (see
+     * {@link RemoteDelivery#broken}): each on its own event loop.
+     */
+    @Override
+    public void broken(TopicKey key, boolean senders, String reason) {
+        Topic topic = topics.get(key);
+        if (topic == null) {
+            return;
+        }
+        for (Member m : topic.members()) {
+            if (m.route().canReceive() || (senders && m.route().canSend())) {
+                m.executor().execute(() -> m.streamBroken(reason));
             }
         }
     }

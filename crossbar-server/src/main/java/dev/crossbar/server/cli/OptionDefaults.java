@@ -59,6 +59,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--tls-provider", TlsConfig.DEFAULT_PROVIDER.label()),
             Map.entry("--tls-reload-interval", formatDuration(TlsConfig.DEFAULT_RELOAD_INTERVAL)),
             Map.entry("--nats-max-pending", formatBytes(NatsConfig.DEFAULT_MAX_PENDING_BYTES)),
+            Map.entry("--nats-lossless-timeout", formatDuration(NatsConfig.DEFAULT_LOSSLESS_TIMEOUT)),
             Map.entry("--last-values", Integer.toString(ReplayLimits.DEFAULT_LAST_VALUES)),
             Map.entry("--last-values-size", formatBytes(ReplayLimits.DEFAULT_LAST_VALUE_BYTES)),
             Map.entry("--keyframe-buffer", formatBytes(ReplayLimits.DEFAULT_KEYFRAME_BYTES)),

@@ -264,6 +264,20 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         return mayWrite() && mode.deliver(frame);
     }
 
+    /**
+     * Its lossless stream lost messages for good: closed with 4010 and the reason, which says how
+     * many. It leaves the topic at once, so what it still sends before its socket closes is dropped,
+     * not relayed as the start of a stream with a hole in front.
+     */
+    @Override
+    public void streamBroken(String reason) {
+        if (topic != null) {
+            router.leave(this);
+            topic = null;
+        }
+        close(CloseCodes.MESSAGES_LOST, reason);
+    }
+
     /** A replayed message (what the topic kept for newcomers): written whatever the queue holds. */
     @Override
     public boolean deliverReplay(PreparedFrame frame) {
@@ -299,6 +313,17 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      */
     public boolean lossless() {
         return lossless;
+    }
+
+    /**
+     * Whether a lossless transfer is still under way here though no message moved: its senders are
+     * held back, or messages wait to be sent to this client. Any thread (a drain asks).
+     */
+    public boolean busy() {
+        Topic t = topic;
+        dev.crossbar.core.topic.HoldBack hold = t == null ? null : t.holdBack();
+        io.netty.channel.ChannelOutboundBuffer pending = ctx.channel().unsafe().outboundBuffer();
+        return hold != null && hold.held() || pending != null && pending.totalPendingWriteBytes() > 0;
     }
 
     /** Starts the closing handshake (see {@link ConnectionLifecycle#close}); deliveries stop now. */

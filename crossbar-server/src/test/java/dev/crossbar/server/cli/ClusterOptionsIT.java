@@ -47,6 +47,9 @@ class ClusterOptionsIT {
         assertEquals(8L * 1024 * 1024, n.maxPendingBytes());
         assertTrue(n.tls());
         assertEquals(NatsConfig.DEFAULT_MAX_PENDING_BYTES, parse("--nats", "nats://h:4222").toConfig().nats().maxPendingBytes());
+        assertEquals(NatsConfig.DEFAULT_LOSSLESS_TIMEOUT, parse("--nats", "nats://h:4222").toConfig().nats().losslessTimeout());
+        assertEquals(java.time.Duration.ofSeconds(45),
+                parse("--nats", "nats://h:4222", "--nats-lossless-timeout", "45s").toConfig().nats().losslessTimeout());
     }
 
     @Test
@@ -83,6 +86,10 @@ class ClusterOptionsIT {
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> parse("--nats", "nats://h:1", "--nats-max-pending", "0").toConfig()).getMessage()
                 .startsWith("natsMaxPendingBytes: 0"));
+        // Shorter than a hung server takes to be noticed, it would give up what moving server saves.
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> parse("--nats", "nats://h:1", "--nats-lossless-timeout", "20s").toConfig()).getMessage()
+                .startsWith("natsLosslessTimeout: PT20S (expected: > 3 x natsPingInterval = PT30S"));
     }
 
     @Test

@@ -52,7 +52,8 @@ class BackpressureClusterIT {
             assertTrue(fast.upgrade("/out/files/x").startsWith("HTTP/1.1 101"));
             assertTrue(slow.upgrade("/out/files/x").startsWith("HTTP/1.1 101"));
             assertTrue(pub.upgrade("/in/files/x").startsWith("HTTP/1.1 101"));
-            c.awaitSubscriptions(3); // the topic (nodes a and b: both have a subscriber) and its hold subject (node a: the sender)
+            // The topic (nodes a and b: both have a subscriber), its hold and ack subjects (node a: the sender).
+            c.awaitSubscriptions(4);
             await("publisher and fast subscriber on node a", Duration.ofSeconds(10),
                     () -> topicOn(c, 0) != null && topicOn(c, 0).size() == 2);
 
@@ -103,7 +104,7 @@ class BackpressureClusterIT {
              RawClient sub = new RawClient(c.node(1).port())) {
             assertTrue(sub.upgrade("/out/files/y").startsWith("HTTP/1.1 101"));
             assertTrue(pub.upgrade("/in/files/y").startsWith("HTTP/1.1 101"));
-            c.awaitSubscriptions(2); // the topic (node b's subscriber) and its hold subject (node a's sender)
+            c.awaitSubscriptions(3); // the topic (node b's subscriber), its hold and ack subjects (node a's sender)
             await("the publisher joined on node a", Duration.ofSeconds(10),
                     () -> topicOn(c, 0, "files/y") != null && topicOn(c, 0, "files/y").size() == 1);
 
