@@ -42,7 +42,7 @@ class DrainClusterIT {
              RawClient sub = new RawClient(c.node(1).port(), 64 * 1024)) {
             assertTrue(sub.upgrade("/out/files/z").startsWith("HTTP/1.1 101"));
             assertTrue(pub.upgrade("/in/files/z").startsWith("HTTP/1.1 101"));
-            c.awaitSubscriptions(4);
+            c.awaitSubscriptions(5); // /chat on both nodes, the stream on node b, its hold and ack subjects on node a
             chatA.sendText("hello from a");
             assertEquals("hello from a", chatB.take(Duration.ofSeconds(10)).string(), "the cluster carries the chat");
 
