@@ -45,6 +45,10 @@ final class PacedReader extends Thread {
                     client.send(RawClient.frame(0x8A, f.payload(), true)); // the relay's keepalive: pong
                     continue;
                 }
+                if (f.opcode() == 0x8) {
+                    throw new AssertionError("message " + messages + ": the relay closed with " + f.closeCode() + " "
+                            + f.closeReason());
+                }
                 if (f.opcode() != 0x2 || !f.fin() || f.payload().length != messageSize) {
                     throw new AssertionError("message " + messages + ": opcode " + f.opcode() + ", fin " + f.fin()
                             + ", " + f.payload().length + " bytes: merged, split or re-typed");
