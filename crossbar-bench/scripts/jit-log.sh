@@ -10,7 +10,7 @@
 # for 5 s of warm-up and 8 s measured. Writes OUT.xml (the compilation log), OUT.log (the relay's
 # output) and OUT.load (the load generator's). Environment: JAVA, JOPTS (more JVM flags), and
 # OPENED (seconds after start from which to count, default 4.2: about when a relay with the
-# default --warm-up opens its port on a 2-core machine; the relay's own log says when).
+# port opens on a 2-core machine; the relay's own log says when).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 jar=${1:?usage: jit-log.sh JAR OUT [SCENARIO...]} out=${2:?usage: jit-log.sh JAR OUT [SCENARIO...]}

@@ -61,7 +61,7 @@ export async function waitFor(fn, timeoutMs, what) {
 export class Relay {
   constructor(port, args) {
     this.port = port;
-    this.args = ['--warm-up', '0', ...args]; // a restart in seconds, not the warm-up's four
+    this.args = [...args];
     this.url = `ws://127.0.0.1:${port}`;
   }
 

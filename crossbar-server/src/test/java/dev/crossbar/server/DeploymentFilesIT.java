@@ -226,7 +226,7 @@ class DeploymentFilesIT {
 
         String healthcheck = image.stream().filter(i -> i.startsWith("HEALTHCHECK ")).findFirst().orElse("");
         assertTrue(healthcheck.contains("CMD [\"/opt/crossbar/healthcheck.sh\""), "HEALTHCHECK runs the script: " + healthcheck);
-        assertTrue(healthcheck.contains("--start-period="), "a start period for the warm-up: " + healthcheck);
+        assertTrue(healthcheck.contains("--start-period="), "a start period for the JVM's start: " + healthcheck);
         assertTrue(image.contains("COPY docs/ops/healthcheck.sh /opt/crossbar/healthcheck.sh"), "the script is in the image");
 
         String env = image.stream().filter(i -> i.startsWith("ENV ")).findFirst().orElse("");
