@@ -7,6 +7,7 @@ import dev.crossbar.server.config.AuthConfig;
 import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.config.TlsConfig;
 import dev.crossbar.server.config.TlsProvider;
+import dev.crossbar.server.config.TrustedProxies;
 import dev.crossbar.server.config.ConfigSource;
 import dev.crossbar.server.config.LogFormat;
 import java.nio.charset.StandardCharsets;
@@ -135,6 +136,22 @@ public final class CrossbarCommand {
     @Option(names = "--max-connections-per-address", paramLabel = "N",
             description = "Connections from one remote address; beyond it 429 (default ${DEFAULT-VALUE}).")
     int maxConnectionsPerAddress;
+
+    @Option(names = "--max-connection-rate-per-address", paramLabel = "N",
+            description = "New connections per second from one client address (bursts of N at once); beyond it 429. "
+                    + "0: no limit (default ${DEFAULT-VALUE}).")
+    int maxConnectionRatePerAddress;
+
+    @Option(names = "--trusted-proxies", paramLabel = "CIDR[,CIDR...]", split = ",",
+            description = "Proxies whose word on the client's address is taken: Forwarded / X-Forwarded-For from them "
+                    + "(read past every trusted hop), or their PROXY header with --proxy-protocol. Limits, statistics, "
+                    + "the audit trail and session offers then use the client's address. Default: none.")
+    List<String> trustedProxies = List.of();
+
+    @Option(names = "--proxy-protocol",
+            description = "Every connection starts with a PROXY protocol v1/v2 header (HAProxy send-proxy, send-proxy-v2) "
+                    + "from one of --trusted-proxies; others are closed (default ${DEFAULT-VALUE}).")
+    boolean proxyProtocol;
 
     @Option(names = "--max-topics", paramLabel = "N", description = "Live topics; a connection that would create another gets 503 (default ${DEFAULT-VALUE}).")
     int maxTopics;
@@ -276,6 +293,9 @@ public final class CrossbarCommand {
                 .logFormat(LogFormat.of(logFormat))
                 .maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress)
+                .maxConnectionRatePerAddress(maxConnectionRatePerAddress)
+                .trustedProxies(TrustedProxies.parse(trustedProxies))
+                .proxyProtocol(proxyProtocol)
                 .maxTopics(maxTopics)
                 .allowedOrigins(allowedOrigins)
                 .statsInterval(statsInterval)

@@ -47,6 +47,8 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--shutdown-grace", formatDuration(ServerConfig.DEFAULT_SHUTDOWN_GRACE)),
             Map.entry("--max-connections", Integer.toString(ServerConfig.DEFAULT_MAX_CONNECTIONS)),
             Map.entry("--max-connections-per-address", Integer.toString(ServerConfig.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)),
+            Map.entry("--max-connection-rate-per-address", Integer.toString(ServerConfig.DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS)),
+            Map.entry("--proxy-protocol", Boolean.toString(ServerConfig.DEFAULT_PROXY_PROTOCOL)),
             Map.entry("--max-topics", Integer.toString(ServerConfig.DEFAULT_MAX_TOPICS)),
             Map.entry("--stats-interval", formatDuration(ServerConfig.DEFAULT_STATS_INTERVAL)),
             Map.entry("--stats-full-client-details", Boolean.toString(ServerConfig.DEFAULT_STATS_FULL_CLIENT_DETAILS)),

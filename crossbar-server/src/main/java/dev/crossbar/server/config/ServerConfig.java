@@ -110,6 +110,16 @@ public final class ServerConfig {
     public static final int MIN_STATS_CLUSTER_MAX_REPLY_BYTES = 4096;
     /** Off: {@code X-Forwarded-For} is whatever the client says unless a trusted proxy set it. */
     public static final boolean DEFAULT_TRUST_FORWARDED_FOR = false;
+    /**
+     * New connections per second from one address (a bucket of one second's worth): generous, as a
+     * campus NAT is one address and a lab page opens a few sockets at once; a flood of upgrades
+     * from one script is refused with 429 long before it matters. 0 turns it off.
+     */
+    public static final int DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS = 50;
+    /** None: the socket's peer is the client; no header or PROXY protocol is believed. */
+    public static final TrustedProxies DEFAULT_TRUSTED_PROXIES = TrustedProxies.NONE;
+    /** Off: connections start with HTTP (or TLS), not with a PROXY protocol header. */
+    public static final boolean DEFAULT_PROXY_PROTOCOL = false;
     /** Longest node name: it appears in statistics and in the NATS server's connection list. */
     public static final int MAX_NODE_NAME_LENGTH = 64;
 
@@ -137,6 +147,9 @@ public final class ServerConfig {
     private final LogFormat logFormat;
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
+    private final int maxConnectionRatePerAddress;
+    private final TrustedProxies trustedProxies;
+    private final boolean proxyProtocol;
     private final int maxTopics;
     private final List<String> allowedOrigins;
     private final Duration statsInterval;
@@ -209,6 +222,17 @@ public final class ServerConfig {
         this.logFormat = requireNonNull(b.logFormat, "logFormat");
         this.maxConnections = positive("maxConnections", b.maxConnections);
         this.maxConnectionsPerAddress = positive("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
+        if (b.maxConnectionRatePerAddress < 0) {
+            throw new IllegalArgumentException("maxConnectionRatePerAddress: " + b.maxConnectionRatePerAddress
+                    + " (expected: >= 0 connections per second, 0 = off)");
+        }
+        this.maxConnectionRatePerAddress = b.maxConnectionRatePerAddress;
+        this.trustedProxies = requireNonNull(b.trustedProxies, "trustedProxies");
+        this.proxyProtocol = b.proxyProtocol;
+        if (proxyProtocol && !trustedProxies.any()) {
+            throw new IllegalArgumentException("proxyProtocol: on without trusted proxies (expected: --trusted-proxies "
+                    + "with the addresses of the proxies that send the PROXY header)");
+        }
         this.maxTopics = positive("maxTopics", b.maxTopics);
         this.allowedOrigins = List.copyOf(requireNonNull(b.allowedOrigins, "allowedOrigins"));
         for (String o : allowedOrigins) {
@@ -466,6 +490,21 @@ public final class ServerConfig {
         return maxConnectionsPerAddress;
     }
 
+    /** New connections per second from one client address; 0 = no limit. */
+    public int maxConnectionRatePerAddress() {
+        return maxConnectionRatePerAddress;
+    }
+
+    /** The proxies whose word on a client's address is taken ({@code --trusted-proxies}). */
+    public TrustedProxies trustedProxies() {
+        return trustedProxies;
+    }
+
+    /** Whether every connection starts with a PROXY protocol header from a trusted proxy. */
+    public boolean proxyProtocol() {
+        return proxyProtocol;
+    }
+
     public int maxTopics() {
         return maxTopics;
     }
@@ -579,6 +618,9 @@ public final class ServerConfig {
         private LogFormat logFormat = DEFAULT_LOG_FORMAT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private int maxConnectionRatePerAddress = DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS;
+        private TrustedProxies trustedProxies = DEFAULT_TRUSTED_PROXIES;
+        private boolean proxyProtocol = DEFAULT_PROXY_PROTOCOL;
         private int maxTopics = DEFAULT_MAX_TOPICS;
         private List<String> allowedOrigins = DEFAULT_ALLOWED_ORIGINS;
         private Duration statsInterval = DEFAULT_STATS_INTERVAL;
@@ -625,6 +667,9 @@ public final class ServerConfig {
             logFormat = c.logFormat;
             maxConnections = c.maxConnections;
             maxConnectionsPerAddress = c.maxConnectionsPerAddress;
+            maxConnectionRatePerAddress = c.maxConnectionRatePerAddress;
+            trustedProxies = c.trustedProxies;
+            proxyProtocol = c.proxyProtocol;
             maxTopics = c.maxTopics;
             allowedOrigins = c.allowedOrigins;
             statsInterval = c.statsInterval;
@@ -766,6 +811,21 @@ public final class ServerConfig {
 
         public Builder maxConnectionsPerAddress(int v) {
             maxConnectionsPerAddress = v;
+            return this;
+        }
+
+        public Builder maxConnectionRatePerAddress(int v) {
+            maxConnectionRatePerAddress = v;
+            return this;
+        }
+
+        public Builder trustedProxies(TrustedProxies v) {
+            trustedProxies = v;
+            return this;
+        }
+
+        public Builder proxyProtocol(boolean v) {
+            proxyProtocol = v;
             return this;
         }
 

@@ -206,11 +206,15 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The client's address: the socket's peer, or, when the relay trusts its proxy, the last
+     * The client's address: as a trusted proxy reported it ({@link RealAddress}), else the socket's
+     * peer, or, when the relay trusts any proxy ({@code --trust-forwarded-for}), the last
      * address in {@code X-Forwarded-For}, which is the one that proxy appended (earlier entries
      * are whatever the client claimed).
      */
     String clientAddress(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (ctx.channel().hasAttr(RealAddress.KEY) && ctx.channel().attr(RealAddress.KEY).get() != null) {
+            return RealAddress.format(ctx.channel().attr(RealAddress.KEY).get()); // from a trusted proxy
+        }
         if (trustForwardedFor) {
             String forwarded = lastForwardedFor(request.headers().getAll(X_FORWARDED_FOR));
             if (forwarded != null) {

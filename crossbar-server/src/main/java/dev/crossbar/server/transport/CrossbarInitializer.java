@@ -36,6 +36,8 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,6 +70,11 @@ import java.util.concurrent.TimeUnit;
  * for a 1:1 session instead ({@link SessionGate}): {@code session} becomes the host's or the session's
  * end, and a {@code session-close} observer goes before {@code ws-protocol}.
  *
+ * Behind a trusted proxy ({@code --trusted-proxies}), {@code proxy-protocol} and {@code proxy-header}
+ * come right after {@code limits} with {@code --proxy-protocol} ({@link ProxyHeader}), or else
+ * {@code forwarded-client} right after {@code http-aggregator} ({@link ForwardedClient}): either
+ * says who the client is before anything counts or shows its address.
+ *
  * The limits handler leaves once the channel is active. {@code keep-alive} keeps the connection
  * open between plain HTTP requests (reserved paths) and answers pipelined ones in order. After the
  * upgrade Netty swaps the HTTP codec for the WebSocket frame codec, which {@code frame-codec-swap}
@@ -85,7 +92,11 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
     private final Router router;
     private final ChannelGroup sessions;
+    private final AddressAdmission admission;
+    /** Counts a connection whose socket peer is its client. */
     private final ConnectionGuard guard;
+    /** Counts a connection from a trusted proxy, whose client's address comes later. */
+    private final ConnectionGuard proxiedGuard;
     private final HomeLoop homeLoop;
     private final HandshakeFailures failures;
     private final ServerTlsContext tls;
@@ -116,7 +127,9 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.pairs = requireNonNull(pairs, "pairs");
-        this.guard = new ConnectionGuard(limiter);
+        this.admission = new AddressAdmission(limiter, config.maxConnectionRatePerAddress());
+        this.guard = new ConnectionGuard(admission, true);
+        this.proxiedGuard = new ConnectionGuard(admission, false);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
                 ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(),
                         config.fanoutLoopReceivers(), IDLE, this::idleTimer) : null;
@@ -130,6 +143,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
      */
     public void reconfigure(ServerConfig config, Map<String, HttpEndpoint> endpoints) {
         requireNonNull(config, "config");
+        admission.rate(config.maxConnectionRatePerAddress());
         AdminGuard adminGuard = access == null || access.config().adminPaths().isEmpty()
                 ? null : new AdminGuard(access, access.config().adminPaths());
         current = new Assembly(config, new RouteParser(config.maxPathLength()), Map.copyOf(endpoints),
@@ -151,7 +165,14 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
                 new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()));
         int missedPings = ConnectionLifecycle.missedPingsBeforeClose(config.pingInterval(), config.idleTimeout());
         ChannelPipeline p = ch.pipeline();
-        p.addLast("limits", guard);
+        // Behind a trusted proxy the client's address is known only once the proxy has said it.
+        boolean proxied = config.proxyProtocol() || (config.trustedProxies().any()
+                && ch.remoteAddress() instanceof InetSocketAddress peer && config.trustedProxies().trusts(peer.getAddress()));
+        p.addLast("limits", proxied ? proxiedGuard : guard);
+        if (config.proxyProtocol()) {
+            p.addLast("proxy-protocol", new HAProxyMessageDecoder());
+            p.addLast("proxy-header", new ProxyHeader(config.trustedProxies(), admission));
+        }
         if (tls != null) {
             p.addLast("tls-port", new TlsPort(tls));
             p.addLast("tls-errors", TlsErrors.INSTANCE);
@@ -160,6 +181,9 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         p.addLast(IDLE, new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
+        if (proxied && !config.proxyProtocol()) {
+            p.addLast("forwarded-client", new ForwardedClient(config.trustedProxies(), admission));
+        }
         p.addLast("keep-alive", new HttpKeepAlive(config.httpIdleTimeout().toMillis()));
         if (a.adminGuard() != null) {
             p.addLast("admin-guard", a.adminGuard());
