@@ -28,6 +28,7 @@ import dev.crossbar.server.metrics.MetricsEndpoint;
 import dev.crossbar.server.metrics.RelayMetrics;
 import dev.crossbar.server.cluster.NatsSessionLink;
 import dev.crossbar.server.pair.SessionRegistry;
+import dev.crossbar.server.session.SendBrakes;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
@@ -91,6 +92,8 @@ public final class CrossbarServer implements AutoCloseable {
     private final NatsBroker cluster;
     private final TopicRegistry topics;
     private final ConnectionLimiter limiter;
+    /** What senders' rate and bandwidth limits have cost, for /metrics. */
+    private final SendBrakes.Counts brakeCounts = new SendBrakes.Counts();
     private final Router router;
     private final ChannelGroup sessions = new DefaultChannelGroup("sessions", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -139,6 +142,7 @@ public final class CrossbarServer implements AutoCloseable {
                 ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
         this.pairs = new SessionRegistry(config.sessions());
         metrics.bind(new SessionMetrics(pairs));
+        metrics.bind(brakeCounts);
     }
 
     /**
@@ -201,7 +205,7 @@ public final class CrossbarServer implements AutoCloseable {
                 // One allocator for all: Netty makes one per channel otherwise (each handle is still per channel).
                 .childOption(ChannelOption.RECVBUF_ALLOCATOR, RECEIVE_BUFFERS)
                 .childHandler(connections = new CrossbarInitializer(config, router, sessions, endpoints, limiter,
-                        handshakeFailures, tls, access, eventLoops(), pairs));
+                        handshakeFailures, tls, access, eventLoops(), pairs, brakeCounts));
 
         InetSocketAddress address = resolve(config.listen());
         try {

@@ -310,6 +310,7 @@ public final class CrossbarCommand {
                 .nats(cluster.toNatsConfig())
                 .routing(routing.table())
                 .replayLimits(routing.limits())
+                .defaultSendLimits(routing.sendLimits())
                 .latencySendBuffer(routing.latencySendBuffer)
                 .backpressureTimeout(routing.backpressureTimeout)
                 .sessions(sessions.toConfig())

@@ -64,6 +64,12 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--last-values", Integer.toString(ReplayLimits.DEFAULT_LAST_VALUES)),
             Map.entry("--last-values-size", formatBytes(ReplayLimits.DEFAULT_LAST_VALUE_BYTES)),
             Map.entry("--keyframe-buffer", formatBytes(ReplayLimits.DEFAULT_KEYFRAME_BYTES)),
+            Map.entry("--rate-limit", ServerConfig.DEFAULT_SEND_LIMITS.rate() == 0 ? "off"
+                    : dev.crossbar.core.units.Units.formatRate(ServerConfig.DEFAULT_SEND_LIMITS.rate())),
+            Map.entry("--rate-burst", Integer.toString(ServerConfig.DEFAULT_SEND_LIMITS.burst())),
+            Map.entry("--bandwidth-limit", ServerConfig.DEFAULT_SEND_LIMITS.bandwidth() == 0 ? "off"
+                    : dev.crossbar.core.units.Units.formatBitRate(ServerConfig.DEFAULT_SEND_LIMITS.bandwidth())),
+            Map.entry("--over-limit", ServerConfig.DEFAULT_SEND_LIMITS.over().label()),
             Map.entry("--latency-send-buffer", formatBytes(ServerConfig.DEFAULT_LATENCY_SEND_BUFFER)),
             Map.entry("--backpressure-timeout", formatDuration(ServerConfig.DEFAULT_BACKPRESSURE_TIMEOUT)),
             Map.entry("--session-open-timeout", formatDuration(SessionConfig.DEFAULT_OPEN_TIMEOUT)),

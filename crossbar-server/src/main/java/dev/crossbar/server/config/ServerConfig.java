@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.replay.ReplayLimits;
 import dev.crossbar.core.route.RoutingTable;
+import dev.crossbar.core.route.SendLimits;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -116,6 +117,12 @@ public final class ServerConfig {
      * from one script is refused with 429 long before it matters. 0 turns it off.
      */
     public static final int DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS = 50;
+    /**
+     * What each sender may send on a stream whose rule sets no limit of its own: no limit, as
+     * before limits existed; {@code --rate-limit}, {@code --rate-burst}, {@code --bandwidth-limit}
+     * and {@code --over-limit} set them for all.
+     */
+    public static final SendLimits DEFAULT_SEND_LIMITS = SendLimits.NONE;
     /** None: the socket's peer is the client; no header or PROXY protocol is believed. */
     public static final TrustedProxies DEFAULT_TRUSTED_PROXIES = TrustedProxies.NONE;
     /** Off: connections start with HTTP (or TLS), not with a PROXY protocol header. */
@@ -149,6 +156,7 @@ public final class ServerConfig {
     private final int maxConnectionsPerAddress;
     private final int maxConnectionRatePerAddress;
     private final TrustedProxies trustedProxies;
+    private final SendLimits defaultSendLimits;
     private final boolean proxyProtocol;
     private final int maxTopics;
     private final List<String> allowedOrigins;
@@ -228,6 +236,7 @@ public final class ServerConfig {
         }
         this.maxConnectionRatePerAddress = b.maxConnectionRatePerAddress;
         this.trustedProxies = requireNonNull(b.trustedProxies, "trustedProxies");
+        this.defaultSendLimits = requireNonNull(b.defaultSendLimits, "defaultSendLimits").withDefaults(SendLimits.NONE);
         this.proxyProtocol = b.proxyProtocol;
         if (proxyProtocol && !trustedProxies.any()) {
             throw new IllegalArgumentException("proxyProtocol: on without trusted proxies (expected: --trusted-proxies "
@@ -495,6 +504,11 @@ public final class ServerConfig {
         return maxConnectionRatePerAddress;
     }
 
+    /** What a sender may send where its stream's rule sets no limit (every key set). */
+    public SendLimits defaultSendLimits() {
+        return defaultSendLimits;
+    }
+
     /** The proxies whose word on a client's address is taken ({@code --trusted-proxies}). */
     public TrustedProxies trustedProxies() {
         return trustedProxies;
@@ -620,6 +634,7 @@ public final class ServerConfig {
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private int maxConnectionRatePerAddress = DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS;
         private TrustedProxies trustedProxies = DEFAULT_TRUSTED_PROXIES;
+        private SendLimits defaultSendLimits = DEFAULT_SEND_LIMITS;
         private boolean proxyProtocol = DEFAULT_PROXY_PROTOCOL;
         private int maxTopics = DEFAULT_MAX_TOPICS;
         private List<String> allowedOrigins = DEFAULT_ALLOWED_ORIGINS;
@@ -669,6 +684,7 @@ public final class ServerConfig {
             maxConnectionsPerAddress = c.maxConnectionsPerAddress;
             maxConnectionRatePerAddress = c.maxConnectionRatePerAddress;
             trustedProxies = c.trustedProxies;
+            defaultSendLimits = c.defaultSendLimits;
             proxyProtocol = c.proxyProtocol;
             maxTopics = c.maxTopics;
             allowedOrigins = c.allowedOrigins;
@@ -816,6 +832,11 @@ public final class ServerConfig {
 
         public Builder maxConnectionRatePerAddress(int v) {
             maxConnectionRatePerAddress = v;
+            return this;
+        }
+
+        public Builder defaultSendLimits(SendLimits v) {
+            defaultSendLimits = v;
             return this;
         }
 

@@ -111,6 +111,13 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private final int latencySocketBytes;
     private final long backpressureTimeoutNanos;
     private final long maxLosslessBacklogBytes;
+    private final SendBrakes brakes;
+    /** This sender's limits (picked when it joins); {@link SendBrake#NONE} without any. */
+    private SendBrake brake = SendBrake.NONE;
+    /** What a message over the limits costs: the connection (true) or the message. */
+    private boolean closeOverLimit;
+    /** The limits, for the close reason. */
+    private dev.crossbar.core.route.SendLimits limits;
 
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private ChannelHandlerContext ctx;
@@ -168,10 +175,11 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      *                        the senders back may read nothing before it is closed
      * @param maxLosslessBacklogBytes on {@code slow=backpressure} streams: bytes a receiver may have
      *                        waiting (messages from other nodes, which arrive while the hold travels)
+     * @param brakes          each sender's rate and bandwidth limits
      */
     public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, long maxBacklogBytes, long stallNanos,
                         SlowConsumerPolicy slowPolicy, long slowGraceMillis, int latencySocketBytes,
-                        long backpressureTimeoutNanos, long maxLosslessBacklogBytes) {
+                        long backpressureTimeoutNanos, long maxLosslessBacklogBytes, SendBrakes brakes) {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.maxQueueBytes = maxQueueBytes;
@@ -182,6 +190,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         this.latencySocketBytes = latencySocketBytes;
         this.backpressureTimeoutNanos = backpressureTimeoutNanos;
         this.maxLosslessBacklogBytes = Math.max(maxBacklogBytes, maxLosslessBacklogBytes);
+        this.brakes = requireNonNull(brakes, "brakes");
     }
 
     @Override
@@ -222,6 +231,9 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (options.boundsLatency() && client.route().canReceive()) {
             boundLatency(ctx.channel(), options);
         }
+        limits = brakes.limitsFor(options);
+        brake = brakes.brakeFor(limits, client.route().canSend(), System.nanoTime());
+        closeOverLimit = limits.over() == dev.crossbar.core.route.SendLimits.OverLimit.CLOSE;
         if (options.lossless() && client.route().canReceive()) {
             // Over the bound, Netty's writability turns false: the signal to hold the senders back.
             ctx.channel().config().setWriteBufferWaterMark(new WriteBufferWaterMark(maxQueueBytes / 2, maxQueueBytes));
@@ -312,7 +324,26 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             readAtNanos = System.nanoTime();
             readStamped = true;
         }
+        if (!brake.admit(payload.readableBytes(), readAtNanos)) {
+            payload.release();
+            overLimit();
+            return;
+        }
         router.publish(this, topic, text, payload, ctx.alloc(), readAtNanos);
+    }
+
+    /** A message over this sender's limits: dropped and counted, or the connection closed (1008). */
+    private void overLimit() {
+        if (!closeOverLimit) {
+            brakes.counts().dropped.increment();
+            return;
+        }
+        if (brake != SendBrake.STOPPED) {
+            brake = SendBrake.STOPPED; // nothing more it sends is relayed
+            brakes.counts().closed.increment();
+            log.debug("{} over its send limit ({}); closing", ctx.channel(), limits.describe());
+            close(CloseCodes.POLICY_VIOLATION, "over the send limit (" + limits.describe() + ")");
+        }
     }
 
     @Override

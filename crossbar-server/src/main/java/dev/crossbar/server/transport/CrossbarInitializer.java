@@ -18,6 +18,7 @@ import dev.crossbar.server.pair.SessionGate;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
+import dev.crossbar.server.session.SendBrakes;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.tls.TlsPort;
 import dev.crossbar.server.tls.TlsErrors;
@@ -102,13 +103,15 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final ServerTlsContext tls;
     private final AccessControl access;
     private final SessionRegistry pairs;
+    /** What senders' limits have cost, across reloads. */
+    private final SendBrakes.Counts brakeCounts;
     /** What the configuration makes of each new connection; replaced whole by a reload. */
     private volatile Assembly current;
 
     /** The parts of the pipeline that follow from the configuration, built once per configuration. */
     private record Assembly(ServerConfig config, RouteParser routes, Map<String, HttpEndpoint> endpoints,
                             WebSocketServerProtocolConfig wsConfig, AdminGuard adminGuard, SessionGate sessionGate,
-                            FrameCodecSwap frameCodecSwap) {
+                            FrameCodecSwap frameCodecSwap, SendBrakes brakes) {
     }
 
     /**
@@ -120,13 +123,14 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
                                Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter,
                                HandshakeFailures failures, ServerTlsContext tls, AccessControl access,
-                               List<EventLoop> loops, SessionRegistry pairs) {
+                               List<EventLoop> loops, SessionRegistry pairs, SendBrakes.Counts brakeCounts) {
         this.failures = requireNonNull(failures, "failures");
         this.tls = tls;
         this.access = access;
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.pairs = requireNonNull(pairs, "pairs");
+        this.brakeCounts = requireNonNull(brakeCounts, "brakeCounts");
         this.admission = new AddressAdmission(limiter, config.maxConnectionRatePerAddress());
         this.guard = new ConnectionGuard(admission, true);
         this.proxiedGuard = new ConnectionGuard(admission, false);
@@ -148,7 +152,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
                 ? null : new AdminGuard(access, access.config().adminPaths());
         current = new Assembly(config, new RouteParser(config.maxPathLength()), Map.copyOf(endpoints),
                 WebSocketProtocol.config(config.subprotocols(), config.handshakeTimeout(), config.maxMessageBytes()),
-                adminGuard, new SessionGate(pairs, config.routing(), sessions), new FrameCodecSwap(config.maxMessageBytes()));
+                adminGuard, new SessionGate(pairs, config.routing(), sessions), new FrameCodecSwap(config.maxMessageBytes()),
+                new SendBrakes(config.defaultSendLimits(), brakeCounts));
     }
 
     /** Fires the reader-idle events the session pings on; a fresh one per channel (and per move). */
@@ -208,6 +213,6 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(),
                 config.maxClientBacklogBytes(), config.clientStallTimeout().toNanos(), config.slowConsumerPolicy(),
                 config.slowConsumerGrace().toMillis(), config.latencySendBuffer(), config.backpressureTimeout().toNanos(),
-                config.maxLosslessBacklogBytes()));
+                config.maxLosslessBacklogBytes(), a.brakes()));
     }
 }
