@@ -8,6 +8,7 @@ import static java.util.Objects.requireNonNull;
 import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.auth.AccessControl;
 import dev.crossbar.server.admin.ReloadEndpoint;
 import dev.crossbar.server.auth.AdminAuthority;
@@ -118,6 +119,7 @@ public final class CrossbarServer implements AutoCloseable {
     private CrossbarServer(ServerConfig config, ConfigSource source) {
         this.config = config;
         this.source = requireNonNull(source, "source");
+        Audit.configure(config.nodeName(), config.auditFullAddresses());
         // First: invalid cluster options fail here, before any thread exists.
         this.cluster = config.nats() == null ? null
                 : new NatsBroker(config.nats(), config.nodeName(), config.maxMessageBytes());
@@ -291,7 +293,8 @@ public final class CrossbarServer implements AutoCloseable {
             access.reconfigure(next.auth(), next.maxPathLength(), next.routing());
         }
         pairs.reconfigure(next.sessions());
-        Logs.configure(next.logFormat(), next.logLevel());
+        Logs.configure(next.logFormat(), next.logLevel(), next.auditLog());
+        Audit.configure(next.nodeName(), next.auditFullAddresses());
         config = next;
         Map<String, HttpEndpoint> admin = adminEndpoints(next);
         connections.reconfigure(next, endpoints(next, admin));

@@ -48,6 +48,15 @@ public final class CrossbarCommand {
             description = "One line of text per event, or one JSON object per line for a log collector (default ${DEFAULT-VALUE}).")
     String logFormat;
 
+    @Option(names = "--audit-log", paramLabel = "FILE|-",
+            description = "Write the audit trail (connects, refusals, expiries, revocations, closes, sessions, admin actions) "
+                    + "to FILE as JSON lines, rotated daily and at 100MB, or '-' for the main log. Default: none.")
+    String auditLog;
+
+    @Option(names = "--audit-full-addresses",
+            description = "Write whole client addresses in the audit trail (default ${DEFAULT-VALUE}: truncated to /24 or /48, as statistics show them).")
+    boolean auditFullAddresses;
+
     @Option(names = "--print-config",
             description = "Print the effective configuration, where each value came from (secrets redacted), and exit.")
     boolean printConfig;
@@ -291,6 +300,8 @@ public final class CrossbarCommand {
                 .shutdownGrace(shutdownGrace)
                 .logLevel(logLevel)
                 .logFormat(LogFormat.of(logFormat))
+                .auditLog(auditLog)
+                .auditFullAddresses(auditFullAddresses)
                 .maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress)
                 .maxConnectionRatePerAddress(maxConnectionRatePerAddress)

@@ -26,6 +26,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--listen", ServerConfig.DEFAULT_LISTEN),
             Map.entry("--log-level", ServerConfig.DEFAULT_LOG_LEVEL),
             Map.entry("--log-format", ServerConfig.DEFAULT_LOG_FORMAT.label()),
+            Map.entry("--audit-full-addresses", Boolean.toString(ServerConfig.DEFAULT_AUDIT_FULL_ADDRESSES)),
             Map.entry("--event-loops", Integer.toString(ServerConfig.DEFAULT_EVENT_LOOPS)),
             Map.entry("--home-loop-members", Integer.toString(ServerConfig.DEFAULT_HOME_LOOP_MEMBERS)),
             Map.entry("--fanout-loop-receivers", Integer.toString(ServerConfig.DEFAULT_FANOUT_LOOP_RECEIVERS)),

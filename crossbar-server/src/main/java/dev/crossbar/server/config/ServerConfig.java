@@ -123,6 +123,10 @@ public final class ServerConfig {
      * and {@code --over-limit} set them for all.
      */
     public static final SendLimits DEFAULT_SEND_LIMITS = SendLimits.NONE;
+    /** {@code --audit-log -}: audit events go to the main log, in its format. */
+    public static final String AUDIT_TO_MAIN_LOG = "-";
+    /** Off: the audit trail shows addresses truncated as statistics do (/24, /48). */
+    public static final boolean DEFAULT_AUDIT_FULL_ADDRESSES = false;
     /** None: the socket's peer is the client; no header or PROXY protocol is believed. */
     public static final TrustedProxies DEFAULT_TRUSTED_PROXIES = TrustedProxies.NONE;
     /** Off: connections start with HTTP (or TLS), not with a PROXY protocol header. */
@@ -157,6 +161,8 @@ public final class ServerConfig {
     private final int maxConnectionRatePerAddress;
     private final TrustedProxies trustedProxies;
     private final SendLimits defaultSendLimits;
+    private final String auditLog;
+    private final boolean auditFullAddresses;
     private final boolean proxyProtocol;
     private final int maxTopics;
     private final List<String> allowedOrigins;
@@ -236,6 +242,8 @@ public final class ServerConfig {
         }
         this.maxConnectionRatePerAddress = b.maxConnectionRatePerAddress;
         this.trustedProxies = requireNonNull(b.trustedProxies, "trustedProxies");
+        this.auditLog = b.auditLog == null || b.auditLog.isBlank() ? null : b.auditLog.strip();
+        this.auditFullAddresses = b.auditFullAddresses;
         this.defaultSendLimits = requireNonNull(b.defaultSendLimits, "defaultSendLimits").withDefaults(SendLimits.NONE);
         this.proxyProtocol = b.proxyProtocol;
         if (proxyProtocol && !trustedProxies.any()) {
@@ -504,6 +512,16 @@ public final class ServerConfig {
         return maxConnectionRatePerAddress;
     }
 
+    /** Where the audit trail goes: a file, {@link #AUDIT_TO_MAIN_LOG}, or null for none. */
+    public String auditLog() {
+        return auditLog;
+    }
+
+    /** Whether the audit trail writes client addresses whole. */
+    public boolean auditFullAddresses() {
+        return auditFullAddresses;
+    }
+
     /** What a sender may send where its stream's rule sets no limit (every key set). */
     public SendLimits defaultSendLimits() {
         return defaultSendLimits;
@@ -635,6 +653,8 @@ public final class ServerConfig {
         private int maxConnectionRatePerAddress = DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS;
         private TrustedProxies trustedProxies = DEFAULT_TRUSTED_PROXIES;
         private SendLimits defaultSendLimits = DEFAULT_SEND_LIMITS;
+        private String auditLog;
+        private boolean auditFullAddresses = DEFAULT_AUDIT_FULL_ADDRESSES;
         private boolean proxyProtocol = DEFAULT_PROXY_PROTOCOL;
         private int maxTopics = DEFAULT_MAX_TOPICS;
         private List<String> allowedOrigins = DEFAULT_ALLOWED_ORIGINS;
@@ -685,6 +705,8 @@ public final class ServerConfig {
             maxConnectionRatePerAddress = c.maxConnectionRatePerAddress;
             trustedProxies = c.trustedProxies;
             defaultSendLimits = c.defaultSendLimits;
+            auditLog = c.auditLog;
+            auditFullAddresses = c.auditFullAddresses;
             proxyProtocol = c.proxyProtocol;
             maxTopics = c.maxTopics;
             allowedOrigins = c.allowedOrigins;
@@ -832,6 +854,17 @@ public final class ServerConfig {
 
         public Builder maxConnectionRatePerAddress(int v) {
             maxConnectionRatePerAddress = v;
+            return this;
+        }
+
+        /** A file, {@link #AUDIT_TO_MAIN_LOG}, or null (the default) for no audit trail. */
+        public Builder auditLog(String v) {
+            auditLog = v;
+            return this;
+        }
+
+        public Builder auditFullAddresses(boolean v) {
+            auditFullAddresses = v;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.crossbar.server.http;
 
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.InvalidRouteException;
@@ -105,6 +106,8 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
         Refused refused = ctx.channel().hasAttr(Refused.KEY) ? ctx.channel().attr(Refused.KEY).get() : null;
         if (refused != null) {
             failures.record(refused.reason());
+            Audit.event("refused").address(RealAddress.of(ctx.channel())).code(refused.status().code())
+                    .reason(refused.text()).log();
             HttpResponses.error(ctx, refused.status(), refused.text());
             return false;
         }

@@ -1,5 +1,8 @@
 package dev.crossbar.server.pair;
 
+import dev.crossbar.server.auth.Permit;
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.TopicKey;
@@ -120,9 +123,12 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
             return;
         }
         if (side == Side.CLIENT) {
+            audit("connect").log();
             offer(ctx);
         } else if (session.pair()) {
             SessionEnd client = session.client();
+            client.audit("session-opened").field("session", session.id())
+                    .field("host", Audit.address(RealAddress.of(ctx.channel()))).log();
             attach(client);
             client.ctx.executor().execute(() -> client.attach(this));
             log.debug("{} opened session {} on {}", ctx.channel(), session.path(), SessionRegistry.name(stream));
@@ -284,6 +290,18 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
             session.end(this, CloseCodes.GOING_AWAY, (side == Side.CLIENT ? "client" : "host") + " went away");
         }
         ctx.fireChannelInactive();
+    }
+
+    /** An audit event about this side's client: address, token, stream and role. Any thread. */
+    Audit.Event audit(String type) {
+        Audit.Event e = Audit.event(type).field("connection", ctx.channel().id().asShortText())
+                .address(RealAddress.of(ctx.channel())).topic(SessionRegistry.name(stream))
+                .role(side == Side.CLIENT ? "client" : "host");
+        Permit permit = ctx.channel().hasAttr(Permit.KEY) ? ctx.channel().attr(Permit.KEY).get() : null;
+        if (permit != null) {
+            e.sub(permit.grant().sub()).jti(permit.grant().jti());
+        }
+        return e;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.crossbar.server.session;
 
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.FrameRun;
@@ -250,6 +252,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         }
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
+        audit("connect").log();
     }
 
     /**
@@ -332,6 +335,16 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         router.publish(this, topic, text, payload, ctx.alloc(), readAtNanos);
     }
 
+    /** An audit event about this connection: its address, token, path and role filled in. */
+    private Audit.Event audit(String type) {
+        Audit.Event e = Audit.event(type).field("connection", ctx.channel().id().asShortText())
+                .address(RealAddress.of(ctx.channel())).topic(client.route().path()).role(client.route().role().label());
+        if (permit != null) {
+            e.sub(permit.grant().sub()).jti(permit.grant().jti());
+        }
+        return e;
+    }
+
     /** A message over this sender's limits: dropped and counted, or the connection closed (1008). */
     private void overLimit() {
         if (!closeOverLimit) {
@@ -357,6 +370,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (topic != null) {
             router.leave(this);
             topic = null;
+            audit("close").code(lifecycle.closeCode()).reason(lifecycle.closeCode() == 0 ? "closed by the client"
+                    : lifecycle.closeReason()).bytes(stats.bytesIn(), stats.bytesOut()).log();
         }
         cancelSlowTimer();
         cancelStallWatch();

@@ -91,6 +91,9 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     private boolean closing;
     private int idleIntervals;
     private ScheduledFuture<?> closeTimer;
+    /** The code and reason of the first close frame the relay sent, for the audit trail; 0 until then. */
+    private int closeCode;
+    private String closeReason;
 
     /** @param missedPingsBeforeClose silent ping intervals in a row after which the client is closed (>= 1) */
     public ConnectionLifecycle(int missedPingsBeforeClose) {
@@ -121,6 +124,16 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     /** Whether the close frame has been written: the connection takes no more deliveries. */
     public boolean isClosing() {
         return closing;
+    }
+
+    /** The code of the close frame this relay sent first, or 0 if it sent none (the client closed, or it dropped). */
+    public int closeCode() {
+        return closeCode;
+    }
+
+    /** The reason of that close frame, or null. */
+    public String closeReason() {
+        return closeReason;
     }
 
     /** A close frame has been encoded, whoever wrote it (see {@link FrameEncoder}): nothing may follow it. */
@@ -242,6 +255,10 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof CloseWebSocketFrame frame && closeCode == 0) {
+            closeCode = frame.statusCode();
+            closeReason = frame.reasonText();
+        }
         if (closing && !(msg instanceof CloseWebSocketFrame)) {
             ReferenceCountUtil.release(msg);
             if (!promise.isVoid()) {
