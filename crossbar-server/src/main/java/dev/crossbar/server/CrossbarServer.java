@@ -10,10 +10,18 @@ import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.AccessMetrics;
 import dev.crossbar.server.admin.ReloadEndpoint;
 import dev.crossbar.server.auth.AdminAuthority;
 import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.RevokeEndpoint;
+import dev.crossbar.server.admin.DisconnectBroadcast;
+import dev.crossbar.server.admin.DisconnectEndpoint;
+import dev.crossbar.server.admin.LiveConnections;
+import dev.crossbar.server.auth.LiveRevocations;
+import dev.crossbar.server.auth.RevocationFile;
+import dev.crossbar.server.auth.RevocationStore;
+import dev.crossbar.server.cluster.NatsAdminLink;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.health.LoopHealth;
@@ -113,6 +121,10 @@ public final class CrossbarServer implements AutoCloseable {
     private final AccessControl access;
     /** 1:1 sessions: hosts and sessions waiting for them. */
     private final SessionRegistry pairs;
+    /** Revocations and disconnects across nodes, or null for a node on its own. */
+    private final NatsAdminLink adminLink;
+    /** Where disconnects reach the other nodes. */
+    private final DisconnectBroadcast disconnects;
     /** Sessions across nodes, or null for a node on its own. */
     private NatsSessionLink sessionLink;
 
@@ -142,6 +154,14 @@ public final class CrossbarServer implements AutoCloseable {
         metrics.bindLimits(limiter::maxTotal, topics::maxTopics);
         this.access = config.auth().enabled()
                 ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
+        RevocationStore local = config.auth().revocationFile() != null
+                ? new RevocationFile(config.auth().revocationFile()) : RevocationStore.MEMORY;
+        this.adminLink = cluster == null ? null : new NatsAdminLink(config.nats(), config.nodeName(), local);
+        this.disconnects = adminLink != null ? adminLink : DisconnectBroadcast.NONE;
+        if (access != null) {
+            access.store(adminLink != null ? adminLink : local);
+            metrics.bind(new AccessMetrics(access));
+        }
         this.pairs = new SessionRegistry(config.sessions());
         metrics.bind(new SessionMetrics(pairs));
         metrics.bind(brakeCounts);
@@ -197,6 +217,24 @@ public final class CrossbarServer implements AutoCloseable {
             metrics.bind(new NatsMetrics(cluster));
             cluster.start(router);
         }
+        disconnects.listen(d -> LiveConnections.close(sessions, d));
+        try {
+            if (access != null) {
+                // Each revocation the store holds or hears of (another node's, or one kept from before a
+                // restart): refused from now on, and this node's connections that used it closed.
+                access.store().start(r -> {
+                    if (!access.listed(r)) {
+                        log.warn("Revocation list full (--auth-max-revocations); jti={} sid={} not refused here",
+                                r.jti(), r.sid());
+                    }
+                    LiveRevocations.end(sessions, r);
+                });
+            } else if (adminLink != null) {
+                adminLink.start(r -> { });
+            }
+        } catch (java.io.UncheckedIOException e) {
+            throw new StartException(e.getMessage(), e);
+        }
 
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -231,7 +269,7 @@ public final class CrossbarServer implements AutoCloseable {
                     tls.certificate().getSubjectX500Principal().getName(), tls.certificate().getNotAfter().toInstant());
         }
         if (access != null) {
-            log.info("Access control on: {}", config.auth());
+            log.info("Access control on: {}; revocations kept in {}", config.auth(), access.store().describe());
         }
     }
 
@@ -255,8 +293,9 @@ public final class CrossbarServer implements AutoCloseable {
             endpoints.replaceAll((path, e) -> path.equals(HealthEndpoint.PATH) ? e : ServedElsewhereEndpoint.INSTANCE);
         }
         if (access != null) {
-            endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
+            endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions, adminExecutor));
         }
+        endpoints.put(DisconnectEndpoint.PATH, new DisconnectEndpoint(new AdminAuthority(access), sessions, disconnects));
         endpoints.put(ReloadEndpoint.PATH, new ReloadEndpoint(new AdminAuthority(access), this::reload, adminExecutor));
         return endpoints;
     }
@@ -503,6 +542,9 @@ public final class CrossbarServer implements AutoCloseable {
         sessions.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         if (sessionLink != null) {
             sessionLink.close();
+        }
+        if (adminLink != null) {
+            adminLink.close();
         }
         if (cluster != null) {
             cluster.close();

@@ -238,6 +238,11 @@ public final class CrossbarCommand {
             description = "How long a revocation is kept when the token's exp is unknown (default ${DEFAULT-VALUE}).")
     Duration authRevocationTtl;
 
+    @Option(names = "--auth-revocation-file", paramLabel = "FILE",
+            description = "Keep revocations in FILE (JSON lines) across restarts of a node on its own; with --nats they are "
+                    + "kept in a JetStream bucket instead (this file only if the NATS server has no JetStream). Default: memory.")
+    Path authRevocationFile;
+
     @Option(names = "--stats-require-admin",
             description = "Serve /stats, /ws and /metrics only with a token carrying the admin scope (needs a key).")
     boolean statsRequireAdmin;
@@ -368,6 +373,7 @@ public final class CrossbarCommand {
                 .adminPaths(statsRequireAdmin ? AuthConfig.STATS_PATHS : java.util.Set.of())
                 .maxRevocations(authMaxRevocations)
                 .revocationTtl(authRevocationTtl)
+                .revocationFile(authRevocationFile)
                 .build();
     }
 

@@ -33,6 +33,7 @@ public final class AuthConfig {
     private final Set<String> adminPaths;
     private final int maxRevocations;
     private final Duration revocationTtl;
+    private final java.nio.file.Path revocationFile;
 
     private AuthConfig(Builder b) {
         this.keys = b.keys;
@@ -48,6 +49,7 @@ public final class AuthConfig {
         if (revocationTtl.isZero() || revocationTtl.isNegative()) {
             throw new IllegalArgumentException("revocationTtl: " + revocationTtl + " (expected: > 0)");
         }
+        this.revocationFile = b.revocationFile;
         this.firstMessage = b.firstMessage;
         Set<String> paths = new LinkedHashSet<>();
         for (String p : requireNonNull(b.adminPaths, "adminPaths")) {
@@ -117,6 +119,11 @@ public final class AuthConfig {
         return revocationTtl;
     }
 
+    /** Where a node on its own keeps revocations across restarts ({@code --auth-revocation-file}), or null. */
+    public java.nio.file.Path revocationFile() {
+        return revocationFile;
+    }
+
     @Override
     public String toString() {
         return enabled()
@@ -134,6 +141,7 @@ public final class AuthConfig {
         private Set<String> adminPaths = Set.of();
         private int maxRevocations = DEFAULT_MAX_REVOCATIONS;
         private Duration revocationTtl = DEFAULT_REVOCATION_TTL;
+        private java.nio.file.Path revocationFile;
 
         private Builder() {
         }
@@ -146,6 +154,7 @@ public final class AuthConfig {
             adminPaths = c.adminPaths;
             maxRevocations = c.maxRevocations;
             revocationTtl = c.revocationTtl;
+            revocationFile = c.revocationFile;
         }
 
         /** The verification keys; null turns access control off. */
@@ -181,6 +190,12 @@ public final class AuthConfig {
 
         public Builder revocationTtl(Duration v) {
             revocationTtl = v;
+            return this;
+        }
+
+        /** Null (the default): revocations in memory, or in the cluster's bucket with NATS. */
+        public Builder revocationFile(java.nio.file.Path v) {
+            revocationFile = v;
             return this;
         }
 

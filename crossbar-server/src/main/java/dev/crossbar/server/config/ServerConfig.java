@@ -112,11 +112,13 @@ public final class ServerConfig {
     /** Off: {@code X-Forwarded-For} is whatever the client says unless a trusted proxy set it. */
     public static final boolean DEFAULT_TRUST_FORWARDED_FOR = false;
     /**
-     * New connections per second from one address (a bucket of one second's worth): generous, as a
-     * campus NAT is one address and a lab page opens a few sockets at once; a flood of upgrades
-     * from one script is refused with 429 long before it matters. 0 turns it off.
+     * New connections per second from one address (a bucket of one second's worth), 0 for no limit:
+     * off by default, as a campus NAT is one address (a class of 500 opening four sockets each at
+     * nine o'clock is 2,000 in seconds) and a load generator on one host is too. Where clients have
+     * addresses of their own (or behind --trusted-proxies), 20 refuses a script's flood of upgrades
+     * with 429 long before it costs anything.
      */
-    public static final int DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS = 50;
+    public static final int DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS = 0;
     /**
      * What each sender may send on a stream whose rule sets no limit of its own: no limit, as
      * before limits existed; {@code --rate-limit}, {@code --rate-burst}, {@code --bandwidth-limit}
