@@ -161,6 +161,9 @@ public final class CrossbarServer implements AutoCloseable {
         if (access != null) {
             access.store(adminLink != null ? adminLink : local);
             metrics.bind(new AccessMetrics(access));
+            if (access.remoteKeys() != null) {
+                metrics.bind(access.remoteKeys());
+            }
         }
         this.pairs = new SessionRegistry(config.sessions());
         metrics.bind(new SessionMetrics(pairs));
@@ -410,7 +413,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(adminConnections = new AdminInitializer(config, admin, handshakeFailures));
+                .childHandler(adminConnections = new AdminInitializer(config, admin, handshakeFailures, access));
         InetSocketAddress address = resolve(config.adminListen());
         try {
             adminChannel = b.bind(address).syncUninterruptibly().channel();
@@ -554,6 +557,9 @@ public final class CrossbarServer implements AutoCloseable {
     }
 
     private void shutdownThreads() {
+        if (access != null) {
+            access.close();
+        }
         if (tls != null) {
             tls.close();
         }

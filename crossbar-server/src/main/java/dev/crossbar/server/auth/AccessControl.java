@@ -39,6 +39,8 @@ public final class AccessControl {
     private final RevocationList revocations;
     /** Where revocations outlive this process and reach the other nodes; set once at start. */
     private volatile RevocationStore store = RevocationStore.MEMORY;
+    /** The identity provider's keys ({@code --auth-jwks-url}), or null; kept across reloads. */
+    private final RemoteJwks remoteKeys;
     private final LongAdder refusedUnauthenticated = new LongAdder();
     private final LongAdder refusedForbidden = new LongAdder();
     private final LongAdder endedExpired = new LongAdder();
@@ -49,6 +51,13 @@ public final class AccessControl {
     }
 
     public AccessControl(AuthConfig config, int maxPathLength, RoutingTable routing) {
+        if (config.keys() != null && config.keys().jwksUrl() != null) {
+            remoteKeys = new RemoteJwks(config.keys().jwksUrl(), config.jwksCa() == null ? defaultTls()
+                    : dev.crossbar.server.config.CaCertificates.trusting(config.jwksCa(), "--auth-jwks-ca"), config.jwksRefresh());
+            remoteKeys.start();
+        } else {
+            remoteKeys = null;
+        }
         reconfigure(config, maxPathLength, routing);
         this.revocations = new RevocationList(config.maxRevocations());
     }
@@ -61,8 +70,28 @@ public final class AccessControl {
      */
     public void reconfigure(AuthConfig config, int maxPathLength, RoutingTable routing) {
         requireNonNull(config, "config");
-        rules = new Rules(config, new TokenVerifier(config), new RouteParser(maxPathLength),
+        rules = new Rules(config, new TokenVerifier(config, remoteKeys), new RouteParser(maxPathLength),
                 requireNonNull(routing, "routing"));
+    }
+
+    private static javax.net.ssl.SSLContext defaultTls() {
+        try {
+            return javax.net.ssl.SSLContext.getDefault();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalArgumentException("--auth-jwks-url: no TLS in this JVM: " + e.getMessage(), e);
+        }
+    }
+
+    /** The identity provider's keys, or null without {@code --auth-jwks-url}. */
+    public RemoteJwks remoteKeys() {
+        return remoteKeys;
+    }
+
+    /** Stops fetching the identity provider's keys. */
+    public void close() {
+        if (remoteKeys != null) {
+            remoteKeys.close();
+        }
     }
 
     public AuthConfig config() {

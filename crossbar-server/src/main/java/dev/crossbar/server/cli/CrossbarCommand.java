@@ -217,6 +217,20 @@ public final class CrossbarCommand {
             description = "JWKS file of RSA and P-256 public keys (RS256/ES256, chosen by kid).")
     Path authJwks;
 
+    @Option(names = "--auth-jwks-url", paramLabel = "URL",
+            description = "The identity provider's key set (https://.../jwks.json or .../certs): RS256/ES256 keys fetched "
+                    + "at start, every --auth-jwks-refresh and when a token names an unknown kid; the last good set is kept "
+                    + "while the provider is down.")
+    java.net.URI authJwksUrl;
+
+    @Option(names = "--auth-jwks-refresh", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "How often the --auth-jwks-url key set is fetched again (default ${DEFAULT-VALUE}).")
+    Duration authJwksRefresh;
+
+    @Option(names = "--auth-jwks-ca", paramLabel = "FILE",
+            description = "PEM CA certificate(s) of the identity provider's HTTPS server; default: the JVM's trusted CAs.")
+    Path authJwksCa;
+
     @Option(names = "--auth-audience", paramLabel = "URL",
             description = "This relay's name in the tokens' aud claim, e.g. wss://relay.example.org "
                     + "(also env CROSSBAR_AUDIENCE). Required with a key.")
@@ -352,6 +366,10 @@ public final class CrossbarCommand {
             given.add("--auth-jwks");
             keys = VerificationKeys.readJwks(authJwks);
         }
+        if (authJwksUrl != null) {
+            given.add("--auth-jwks-url");
+            keys = VerificationKeys.remoteJwks(authJwksUrl);
+        }
         if (given.size() > 1) {
             throw new IllegalArgumentException(String.join(", ", given) + ": more than one key given (expected: one)");
         }
@@ -374,6 +392,8 @@ public final class CrossbarCommand {
                 .maxRevocations(authMaxRevocations)
                 .revocationTtl(authRevocationTtl)
                 .revocationFile(authRevocationFile)
+                .jwksRefresh(authJwksRefresh)
+                .jwksCa(authJwksCa)
                 .build();
     }
 

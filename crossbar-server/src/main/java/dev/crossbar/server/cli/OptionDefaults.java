@@ -57,6 +57,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--stats-cluster-max-reply", formatBytes(ServerConfig.DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES)),
             Map.entry("--trust-forwarded-for", Boolean.toString(ServerConfig.DEFAULT_TRUST_FORWARDED_FOR)),
             Map.entry("--auth-clock-skew", formatDuration(AuthConfig.DEFAULT_CLOCK_SKEW)),
+            Map.entry("--auth-jwks-refresh", formatDuration(AuthConfig.DEFAULT_JWKS_REFRESH)),
             Map.entry("--auth-max-revocations", Integer.toString(AuthConfig.DEFAULT_MAX_REVOCATIONS)),
             Map.entry("--auth-revocation-ttl", formatDuration(AuthConfig.DEFAULT_REVOCATION_TTL)),
             Map.entry("--tls-provider", TlsConfig.DEFAULT_PROVIDER.label()),

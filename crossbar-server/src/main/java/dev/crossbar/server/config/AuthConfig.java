@@ -20,6 +20,8 @@ public final class AuthConfig {
     public static final int DEFAULT_MAX_REVOCATIONS = 10_000;
     /** How long a revocation is kept when the revoked token's expiry is not known. */
     public static final Duration DEFAULT_REVOCATION_TTL = Duration.ofHours(24);
+    /** How often the identity provider's key set ({@code --auth-jwks-url}) is fetched again. */
+    public static final Duration DEFAULT_JWKS_REFRESH = Duration.ofMinutes(5);
     /** The statistics endpoints that {@code --stats-require-admin} protects (they show who is connected). */
     public static final Set<String> STATS_PATHS = Set.of("/stats", "/ws", "/metrics");
 
@@ -34,6 +36,8 @@ public final class AuthConfig {
     private final int maxRevocations;
     private final Duration revocationTtl;
     private final java.nio.file.Path revocationFile;
+    private final Duration jwksRefresh;
+    private final java.nio.file.Path jwksCa;
 
     private AuthConfig(Builder b) {
         this.keys = b.keys;
@@ -50,6 +54,11 @@ public final class AuthConfig {
             throw new IllegalArgumentException("revocationTtl: " + revocationTtl + " (expected: > 0)");
         }
         this.revocationFile = b.revocationFile;
+        this.jwksRefresh = requireNonNull(b.jwksRefresh, "jwksRefresh");
+        if (jwksRefresh.compareTo(Duration.ofSeconds(10)) < 0) {
+            throw new IllegalArgumentException("jwksRefresh: " + jwksRefresh + " (expected: >= 10s)");
+        }
+        this.jwksCa = b.jwksCa;
         this.firstMessage = b.firstMessage;
         Set<String> paths = new LinkedHashSet<>();
         for (String p : requireNonNull(b.adminPaths, "adminPaths")) {
@@ -119,6 +128,16 @@ public final class AuthConfig {
         return revocationTtl;
     }
 
+    /** How often a key set from {@code --auth-jwks-url} is fetched again. */
+    public Duration jwksRefresh() {
+        return jwksRefresh;
+    }
+
+    /** The CA that signed the identity provider's certificate ({@code --auth-jwks-ca}), or null for the JVM's. */
+    public java.nio.file.Path jwksCa() {
+        return jwksCa;
+    }
+
     /** Where a node on its own keeps revocations across restarts ({@code --auth-revocation-file}), or null. */
     public java.nio.file.Path revocationFile() {
         return revocationFile;
@@ -142,6 +161,8 @@ public final class AuthConfig {
         private int maxRevocations = DEFAULT_MAX_REVOCATIONS;
         private Duration revocationTtl = DEFAULT_REVOCATION_TTL;
         private java.nio.file.Path revocationFile;
+        private Duration jwksRefresh = DEFAULT_JWKS_REFRESH;
+        private java.nio.file.Path jwksCa;
 
         private Builder() {
         }
@@ -155,6 +176,8 @@ public final class AuthConfig {
             maxRevocations = c.maxRevocations;
             revocationTtl = c.revocationTtl;
             revocationFile = c.revocationFile;
+            jwksRefresh = c.jwksRefresh;
+            jwksCa = c.jwksCa;
         }
 
         /** The verification keys; null turns access control off. */
@@ -196,6 +219,16 @@ public final class AuthConfig {
         /** Null (the default): revocations in memory, or in the cluster's bucket with NATS. */
         public Builder revocationFile(java.nio.file.Path v) {
             revocationFile = v;
+            return this;
+        }
+
+        public Builder jwksRefresh(Duration v) {
+            jwksRefresh = v;
+            return this;
+        }
+
+        public Builder jwksCa(java.nio.file.Path v) {
+            jwksCa = v;
             return this;
         }
 

@@ -282,6 +282,11 @@ public final class ServerConfig {
                     + " (expected: an address other than listen)");
         }
         this.auth = requireNonNull(b.auth, "auth");
+        if (adminListen != null && !auth.enabled() && b.statsFullClientDetails && !isLoopback(adminListen)) {
+            throw new IllegalArgumentException("adminListen: " + adminListen.getHostString() + ":" + adminListen.getPort()
+                    + " with whole client addresses and no key: anyone reaching it would see who is connected "
+                    + "(expected: a loopback address, or an --auth-* key with --stats-require-admin)");
+        }
         this.tls = requireNonNull(b.tls, "tls");
         this.nodeName = b.nodeName != null ? b.nodeName : defaultNodeName();
         if (nodeName.isBlank() || nodeName.length() > MAX_NODE_NAME_LENGTH
@@ -507,6 +512,13 @@ public final class ServerConfig {
 
     public int maxConnectionsPerAddress() {
         return maxConnectionsPerAddress;
+    }
+
+    private static boolean isLoopback(InetSocketAddress a) {
+        if (a.isUnresolved()) {
+            return a.getHostString().equals("localhost");
+        }
+        return a.getAddress().isLoopbackAddress();
     }
 
     /** New connections per second from one client address; 0 = no limit. */
