@@ -75,6 +75,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--latency-send-buffer", formatBytes(ServerConfig.DEFAULT_LATENCY_SEND_BUFFER)),
             Map.entry("--backpressure-timeout", formatDuration(ServerConfig.DEFAULT_BACKPRESSURE_TIMEOUT)),
             Map.entry("--session-open-timeout", formatDuration(SessionConfig.DEFAULT_OPEN_TIMEOUT)),
+            Map.entry("--session-full-client-details", Boolean.toString(SessionConfig.DEFAULT_FULL_CLIENT_DETAILS)),
             Map.entry("--max-pending-sessions", Integer.toString(SessionConfig.DEFAULT_MAX_PENDING)));
 
     @Override

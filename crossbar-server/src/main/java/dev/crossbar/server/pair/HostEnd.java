@@ -96,7 +96,7 @@ final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost 
 
     /** Tells the host to open {@code session}; any thread. */
     @Override
-    public void offer(Session session, ClientInfo client) {
+    public void offer(Session session, Map<String, Object> client) {
         sessions.add(session);
         if (gone) {
             // Raced with the host's departure, which may not have seen this session.
@@ -125,10 +125,7 @@ final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost 
         }
     }
 
-    static String offerJson(Session session, ClientInfo client) {
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("remoteAddr", client == null ? null : client.remoteAddress());
-        c.put("userAgent", client == null ? null : client.userAgent());
+    static String offerJson(Session session, Map<String, Object> c) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("type", "session");
         m.put("session", session.path());

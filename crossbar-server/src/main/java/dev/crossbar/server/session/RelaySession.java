@@ -228,7 +228,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(WebSocketCloseStatus.INTERNAL_SERVER_ERROR, "no route for this connection");
             return;
         }
-        identity = new ClientIdentity(ctx.channel().id().asShortText(), client.remoteAddress(), client.userAgent());
+        identity = new ClientIdentity(ctx.channel().id().asShortText(), client.remoteAddress(), client.userAgent(),
+                permit == null ? null : permit.grant().sub(), permit == null ? null : permit.grant().jti());
         StreamOptions options = router.topics().routing().resolve(client.route().topic());
         if (options.boundsLatency() && client.route().canReceive()) {
             boundLatency(ctx.channel(), options);

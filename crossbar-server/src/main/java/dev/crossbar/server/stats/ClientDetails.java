@@ -44,7 +44,7 @@ public enum ClientDetails {
         for (ClientView c : clients) {
             out.add(new ClientView(c.topic(), c.broadcaster(), c.connected(), address(c.remoteAddr()),
                     userAgent(c.userAgent()), c.stats(), c.id(), c.path(), c.schema(), c.role(), c.connectedAt(),
-                    c.connectedSeconds(), c.in(), c.out(), c.dropped(), c.refused(), c.node()));
+                    c.connectedSeconds(), c.in(), c.out(), c.dropped(), c.refused(), c.node(), null, null));
         }
         return out;
     }
