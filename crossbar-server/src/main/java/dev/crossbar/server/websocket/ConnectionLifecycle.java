@@ -126,6 +126,14 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
         return closing;
     }
 
+    /** Keeps the first close frame's code and reason, whoever wrote it through here. */
+    private void remember(CloseWebSocketFrame frame) {
+        if (closeCode == 0) {
+            closeCode = frame.statusCode();
+            closeReason = frame.reasonText();
+        }
+    }
+
     /** The code of the close frame this relay sent first, or 0 if it sent none (the client closed, or it dropped). */
     public int closeCode() {
         return closeCode;
@@ -163,6 +171,7 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
     /** Writes our close frame, then closes the socket when the client answers or the timers run out. */
     private void writeClose(CloseWebSocketFrame frame) {
+        remember(frame);
         closeAfter(CLOSE_FLUSH_TIMEOUT_MILLIS);
         ctx.writeAndFlush(frame).addListener(written -> {
             if (written.isSuccess() && closeTimer != null) {
@@ -255,9 +264,8 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof CloseWebSocketFrame frame && closeCode == 0) {
-            closeCode = frame.statusCode();
-            closeReason = frame.reasonText();
+        if (msg instanceof CloseWebSocketFrame frame) {
+            remember(frame);
         }
         if (closing && !(msg instanceof CloseWebSocketFrame)) {
             ReferenceCountUtil.release(msg);
