@@ -36,6 +36,8 @@ public final class NatsCluster implements AutoCloseable {
     private final int[] clusterPorts;
     private final int[] monitorPorts;
     private final Process[] processes;
+    /** Whether the servers run JetStream ({@code -js}), each with its store under {@code dir}. */
+    private boolean jetStream;
 
     private NatsCluster(Path dir, int n) {
         this.dir = dir;
@@ -70,8 +72,14 @@ public final class NatsCluster implements AutoCloseable {
      * whole cluster is started again on fresh ports, up to {@value #START_ATTEMPTS} times.
      */
     public static NatsCluster start(Path dir, int n) {
+        return start(dir, n, false);
+    }
+
+    /** As {@link #start(Path, int)}, the servers running JetStream ({@code -js}) when {@code jetStream}. */
+    public static NatsCluster start(Path dir, int n, boolean jetStream) {
         for (int attempt = 1; ; attempt++) {
             NatsCluster c = new NatsCluster(dir, n);
+            c.jetStream = jetStream;
             try {
                 c.startAll(n > 1);
                 return c;
@@ -154,6 +162,9 @@ public final class NatsCluster implements AutoCloseable {
     private Process launch(int i, Path conf, String routes) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(executable(), "-c", conf.toString(), "-a", "127.0.0.1",
                 "-p", String.valueOf(clientPorts[i]), "-m", String.valueOf(monitorPorts[i]), "-n", "nats-" + i));
+        if (jetStream) {
+            cmd.addAll(List.of("-js", "-sd", dir.resolve("js-" + i).toString()));
+        }
         if (routes != null) {
             cmd.addAll(List.of("--cluster_name", "crossbar-test", "--cluster", "nats://127.0.0.1:" + clusterPorts[i],
                     "--routes", routes));
