@@ -516,7 +516,9 @@ public final class ServerConfig {
 
     private static boolean isLoopback(InetSocketAddress a) {
         if (a.isUnresolved()) {
-            return a.getHostString().equals("localhost");
+            // A literal is read without a name lookup; of names, only localhost counts.
+            java.net.InetAddress literal = io.netty.util.NetUtil.createInetAddressFromIpAddressString(a.getHostString());
+            return literal != null ? literal.isLoopbackAddress() : a.getHostString().equals("localhost");
         }
         return a.getAddress().isLoopbackAddress();
     }
