@@ -10,7 +10,7 @@
 #   6. release scripts/release.sh rehearsed in a throwaway clone of HEAD (scripts/rehearse-release.sh)
 #
 # Before that it installs, from Debian's packages, what the tests start and is missing, saying
-# what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, curl, systemd. As root it
+# what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, curl, systemd, haproxy, nginx. As root it
 # runs apt-get itself; otherwise through sudo if there is one, else it prints the command to run.
 # A JDK 17+ is the one thing you bring (Maven comes with ./mvnw), and Go for the helm step.
 #
@@ -80,6 +80,8 @@ if runs build; then
   have nats-server || [ -x /usr/sbin/nats-server ] || want nats-server "the cluster tests start a three-node NATS cluster"
   have ffmpeg || want ffmpeg "the live-video tests encode their test streams with it"
   have systemd-analyze || want systemd "DeploymentFilesTest checks the systemd unit with systemd-analyze verify"
+  have haproxy || [ -x /usr/sbin/haproxy ] || want haproxy "BehindProxiesIT puts the relay behind HAProxy (PROXY protocol v2)"
+  have nginx || [ -x /usr/sbin/nginx ] || want nginx "BehindProxiesIT puts the relay behind nginx (X-Forwarded-For)"
 fi
 if runs browser; then
   [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || have chromium || want chromium "the browser tests drive the /stats page and the JSMpeg player in headless Chromium"
