@@ -69,8 +69,8 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
     /** The key-value bucket revocations live in. */
     public static final String BUCKET = "crossbar_revocations";
     /** Where revocations go when JetStream is not there. */
-    static final String REVOKE_SUBJECT = "crossbar.admin.revoke";
-    static final String DISCONNECT_SUBJECT = "crossbar.admin.disconnect";
+    static final String REVOKE_SUBJECT = "crossbar._admin.revoke";
+    static final String DISCONNECT_SUBJECT = "crossbar._admin.disconnect";
     /** How often each node purges expired revocations (spread by up to a quarter, so nodes do not all at once). */
     static final Duration PURGE_INTERVAL = Duration.ofMinutes(1);
     /** How long {@link #save} waits for the link to be up. */

@@ -209,6 +209,17 @@ public final class NatsCluster implements AutoCloseable {
 
     /** Subjects of the relays' statistics link (NatsStatsLink), which every node holds whatever its topics. */
     public static final String STATS_SUBJECTS = "crossbar._stats.";
+    /** Subjects of the relays' admin link (NatsAdminLink: disconnects, revocations without JetStream), likewise. */
+    public static final String ADMIN_SUBJECTS = "crossbar._admin.";
+
+    /**
+     * Whether {@code subject} is one every node holds whatever its topics (not a topic's): the
+     * statistics and admin links', and the NATS client's reply inbox (the admin link asks the
+     * server about JetStream at start).
+     */
+    private static boolean linkSubject(String subject) {
+        return subject.startsWith(STATS_SUBJECTS) || subject.startsWith(ADMIN_SUBJECTS) || subject.startsWith("_INBOX.");
+    }
 
     /**
      * Topic subscriptions server {@code i} holds, its clients' ({@code /subsz}) and those its routes
@@ -218,13 +229,13 @@ public final class NatsCluster implements AutoCloseable {
     public int subscriptions(int i) {
         int n = 0;
         for (JsonNode s : monitor(i, "/subsz?subs=1&limit=1000000").path("subscriptions_list")) {
-            if (!s.path("subject").asText().startsWith(STATS_SUBJECTS)) {
+            if (!linkSubject(s.path("subject").asText())) {
                 n++;
             }
         }
         for (JsonNode route : monitor(i, "/routez?subs=1").path("routes")) {
             for (JsonNode s : route.path("subscriptions_list")) {
-                if (!s.asText().startsWith(STATS_SUBJECTS)) {
+                if (!linkSubject(s.asText())) {
                     n++;
                 }
             }
@@ -242,7 +253,7 @@ public final class NatsCluster implements AutoCloseable {
                 if (c.path("subscriptions_list").isArray()) {
                     com.fasterxml.jackson.databind.node.ArrayNode subs = (com.fasterxml.jackson.databind.node.ArrayNode) c.get("subscriptions_list");
                     for (int k = subs.size() - 1; k >= 0; k--) {
-                        if (subs.get(k).asText().startsWith(STATS_SUBJECTS)) {
+                        if (linkSubject(subs.get(k).asText())) {
                             subs.remove(k);
                         }
                     }
