@@ -11,9 +11,10 @@
 #   6. release scripts/release.sh rehearsed in a throwaway clone of HEAD (scripts/rehearse-release.sh)
 #
 # Before that it installs, from Debian's packages, what the tests start and is missing, saying
-# what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, python3-venv, curl, systemd.
-# As root it runs apt-get itself; otherwise through sudo if there is one, else it prints the command
-# to run. A JDK 17+ is the one thing you bring (Maven comes with ./mvnw), and Go for the helm step.
+# what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, python3-venv, curl, systemd,
+# haproxy, nginx. As root it runs apt-get itself; otherwise through sudo if there is one, else it
+# prints the command to run. A JDK 17+ is the one thing you bring (Maven comes with ./mvnw), and Go
+# for the helm step.
 #
 #   ./test.sh [--skip build|browser|conformance|fuzz|helm|release]...   (repeatable)
 #
@@ -83,6 +84,8 @@ fi
 if runs build || runs browser; then
   have ffmpeg || want ffmpeg "the live-video tests encode their test streams with it"
   have systemd-analyze || want systemd "DeploymentFilesIT checks the systemd unit with systemd-analyze verify"
+  have haproxy || [ -x /usr/sbin/haproxy ] || want haproxy "BehindProxiesIT puts the relay behind HAProxy (PROXY protocol v2)"
+  have nginx || [ -x /usr/sbin/nginx ] || want nginx "BehindProxiesIT puts the relay behind nginx (X-Forwarded-For)"
 fi
 if runs browser; then
   [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || have chromium || want chromium "the browser tests drive the /stats page, the JSMpeg player and the example pages in headless Chromium"

@@ -9,13 +9,22 @@ import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.auth.AccessControl;
 import dev.crossbar.server.admin.DrainEndpoint;
+import dev.crossbar.server.auth.AccessMetrics;
 import dev.crossbar.server.admin.ReloadEndpoint;
 import dev.crossbar.server.auth.AdminAuthority;
 import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.http.Draining;
+import dev.crossbar.server.admin.DisconnectBroadcast;
+import dev.crossbar.server.admin.DisconnectEndpoint;
+import dev.crossbar.server.admin.LiveConnections;
+import dev.crossbar.server.auth.LiveRevocations;
+import dev.crossbar.server.auth.RevocationFile;
+import dev.crossbar.server.auth.RevocationStore;
+import dev.crossbar.server.cluster.NatsAdminLink;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.health.LoopHealth;
@@ -31,6 +40,7 @@ import dev.crossbar.server.metrics.MetricsEndpoint;
 import dev.crossbar.server.metrics.RelayMetrics;
 import dev.crossbar.server.cluster.NatsSessionLink;
 import dev.crossbar.server.pair.SessionRegistry;
+import dev.crossbar.server.session.SendBrakes;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
@@ -94,6 +104,8 @@ public final class CrossbarServer implements AutoCloseable {
     private final NatsBroker cluster;
     private final TopicRegistry topics;
     private final ConnectionLimiter limiter;
+    /** What senders' rate and bandwidth limits have cost, for /metrics. */
+    private final SendBrakes.Counts brakeCounts = new SendBrakes.Counts();
     private final Router router;
     private final ChannelGroup sessions = new DefaultChannelGroup("sessions", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -118,12 +130,17 @@ public final class CrossbarServer implements AutoCloseable {
     private final AccessControl access;
     /** 1:1 sessions: hosts and sessions waiting for them. */
     private final SessionRegistry pairs;
+    /** Revocations and disconnects across nodes, or null for a node on its own. */
+    private final NatsAdminLink adminLink;
+    /** Where disconnects reach the other nodes. */
+    private final DisconnectBroadcast disconnects;
     /** Sessions across nodes, or null for a node on its own. */
     private NatsSessionLink sessionLink;
 
     private CrossbarServer(ServerConfig config, ConfigSource source) {
         this.config = config;
         this.source = requireNonNull(source, "source");
+        Audit.configure(config.nodeName(), config.auditFullAddresses());
         // First: invalid cluster options fail here, before any thread exists.
         this.cluster = config.nats() == null ? null
                 : new NatsBroker(config.nats(), config.nodeName(), config.maxMessageBytes());
@@ -146,8 +163,20 @@ public final class CrossbarServer implements AutoCloseable {
         metrics.bindLimits(limiter::maxTotal, topics::maxTopics);
         this.access = config.auth().enabled()
                 ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
+        RevocationStore local = config.auth().revocationFile() != null
+                ? new RevocationFile(config.auth().revocationFile()) : RevocationStore.MEMORY;
+        this.adminLink = cluster == null ? null : new NatsAdminLink(config.nats(), config.nodeName(), local);
+        this.disconnects = adminLink != null ? adminLink : DisconnectBroadcast.NONE;
+        if (access != null) {
+            access.store(adminLink != null ? adminLink : local);
+            metrics.bind(new AccessMetrics(access));
+            if (access.remoteKeys() != null) {
+                metrics.bind(access.remoteKeys());
+            }
+        }
         this.pairs = new SessionRegistry(config.sessions());
         metrics.bind(new SessionMetrics(pairs));
+        metrics.bind(brakeCounts);
     }
 
     /**
@@ -200,6 +229,24 @@ public final class CrossbarServer implements AutoCloseable {
             metrics.bind(new NatsMetrics(cluster));
             cluster.start(router);
         }
+        disconnects.listen(d -> LiveConnections.close(sessions, d));
+        try {
+            if (access != null) {
+                // Each revocation the store holds or hears of (another node's, or one kept from before a
+                // restart): refused from now on, and this node's connections that used it closed.
+                access.store().start(r -> {
+                    if (!access.listed(r)) {
+                        log.warn("Revocation list full (--auth-max-revocations); jti={} sid={} not refused here",
+                                r.jti(), r.sid());
+                    }
+                    LiveRevocations.end(sessions, r);
+                });
+            } else if (adminLink != null) {
+                adminLink.start(r -> { });
+            }
+        } catch (java.io.UncheckedIOException e) {
+            throw new StartException(e.getMessage(), e);
+        }
 
         ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -211,7 +258,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .option(ChannelOption.ALLOCATOR, RelayBuffers.ALLOCATOR)
                 .childOption(ChannelOption.ALLOCATOR, RelayBuffers.ALLOCATOR)
                 .childHandler(connections = new CrossbarInitializer(config, router, sessions, endpoints, limiter,
-                        handshakeFailures, tls, access, eventLoops(), pairs, draining));
+                        handshakeFailures, tls, access, eventLoops(), pairs, draining, brakeCounts));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -235,7 +282,7 @@ public final class CrossbarServer implements AutoCloseable {
                     tls.certificate().getSubjectX500Principal().getName(), tls.certificate().getNotAfter().toInstant());
         }
         if (access != null) {
-            log.info("Access control on: {}", config.auth());
+            log.info("Access control on: {}; revocations kept in {}", config.auth(), access.store().describe());
         }
     }
 
@@ -259,9 +306,10 @@ public final class CrossbarServer implements AutoCloseable {
             endpoints.replaceAll((path, e) -> path.equals(HealthEndpoint.PATH) ? e : ServedElsewhereEndpoint.INSTANCE);
         }
         if (access != null) {
-            endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
+            endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions, adminExecutor));
         }
         AdminAuthority authority = new AdminAuthority(access);
+        endpoints.put(DisconnectEndpoint.PATH, new DisconnectEndpoint(authority, sessions, disconnects));
         endpoints.put(ReloadEndpoint.PATH, new ReloadEndpoint(authority, this::reload, adminExecutor));
         endpoints.put(DrainEndpoint.PATH, new DrainEndpoint(authority, () -> {
             drain(this.config.drainTimeout()).thenRun(() -> afterDrain.run());
@@ -302,7 +350,8 @@ public final class CrossbarServer implements AutoCloseable {
             access.reconfigure(next.auth(), next.maxPathLength(), next.routing());
         }
         pairs.reconfigure(next.sessions());
-        Logs.configure(next.logFormat(), next.logLevel());
+        Logs.configure(next.logFormat(), next.logLevel(), next.auditLog());
+        Audit.configure(next.nodeName(), next.auditFullAddresses());
         config = next;
         Map<String, HttpEndpoint> admin = adminEndpoints(next);
         connections.reconfigure(next, endpoints(next, admin));
@@ -397,7 +446,7 @@ public final class CrossbarServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(adminConnections = new AdminInitializer(config, admin, handshakeFailures));
+                .childHandler(adminConnections = new AdminInitializer(config, admin, handshakeFailures, access));
         InetSocketAddress address = resolve(config.adminListen());
         try {
             adminChannel = b.bind(address).syncUninterruptibly().channel();
@@ -530,6 +579,9 @@ public final class CrossbarServer implements AutoCloseable {
         if (sessionLink != null) {
             sessionLink.close();
         }
+        if (adminLink != null) {
+            adminLink.close();
+        }
         if (cluster != null) {
             cluster.close();
         }
@@ -538,6 +590,9 @@ public final class CrossbarServer implements AutoCloseable {
     }
 
     private void shutdownThreads() {
+        if (access != null) {
+            access.close();
+        }
         if (tls != null) {
             tls.close();
         }

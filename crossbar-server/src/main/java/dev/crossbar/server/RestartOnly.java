@@ -40,7 +40,14 @@ final class RestartOnly {
         check(out, "access control on or off (--auth-* keys)", running.auth().enabled(), next.auth().enabled());
         check(out, "--auth-first-message", running.auth().firstMessage(), next.auth().firstMessage());
         check(out, "--auth-max-revocations", running.auth().maxRevocations(), next.auth().maxRevocations());
+        check(out, "--auth-revocation-file", running.auth().revocationFile(), next.auth().revocationFile());
+        check(out, "--auth-jwks-url, --auth-jwks-refresh, --auth-jwks-ca", jwks(running), jwks(next));
         return out;
+    }
+
+    private static List<Object> jwks(ServerConfig c) {
+        return c.auth().keys() == null || c.auth().keys().jwksUrl() == null ? null
+                : List.of(c.auth().keys().jwksUrl(), c.auth().jwksRefresh(), String.valueOf(c.auth().jwksCa()));
     }
 
     private static void check(List<String> out, String option, Object a, Object b) {

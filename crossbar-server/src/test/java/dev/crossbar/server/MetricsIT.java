@@ -118,8 +118,8 @@ class MetricsIT {
                 }
                 if (s.name().startsWith("crossbar_")) {
                     // loop: the event loop's index, as many values as loops (the liveness probe's meters);
-                    // version: one value, the build's
-                    assertTrue(Set.of("schema", "role", "reason", "loop", "version").containsAll(s.labels().keySet()),
+                    // version: one value, the build's; action, status, why: a few fixed values each
+                    assertTrue(Set.of("schema", "role", "reason", "loop", "version", "action", "status", "why").containsAll(s.labels().keySet()),
                             s.toString());
                 }
             }

@@ -115,7 +115,8 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
         CrossbarInitializer init = new CrossbarInitializer(config, router,
                 new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), Map.of(),
                 new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress()),
-                new HandshakeFailures(), null, null, eventLoops, new SessionRegistry(config.sessions()), new Draining());
+                new HandshakeFailures(), null, null, eventLoops, new SessionRegistry(config.sessions()), new Draining(),
+                new dev.crossbar.server.session.SendBrakes.Counts());
 
         // The publisher first, as a camera comes before its viewers: it stays on the topic's home loop.
         publisher = connect(init, eventLoops, 0, "/in/" + TOPIC);

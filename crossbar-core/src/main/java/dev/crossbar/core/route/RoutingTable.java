@@ -52,7 +52,7 @@ public final class RoutingTable {
     }
 
     /** The name rules match: an N:N topic's path; a 1:N stream's path without /in or /out. */
-    static String streamName(TopicKey topic) {
+    public static String streamName(TopicKey topic) {
         String name = topic.name();
         return name.startsWith("/") ? name : "/" + name;
     }

@@ -17,8 +17,10 @@ import java.util.Locale;
  * @param slow       what a receiver that cannot keep up costs: its own messages, or its senders' pace
  * @param session    {@code schema=session}: the stream is not relayed 1:N; each client ({@code /out/})
  *                   gets its own private 1:1 session with one host ({@code /in/})
+ * @param limits     what one connection may send ({@code rate}, {@code burst}, {@code bandwidth},
+ *                   {@code over-limit}); the keys the rule leaves out come from the relay's defaults
  */
-public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean session) {
+public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean session, SendLimits limits) {
 
     /** Today's behaviour, for streams no rule matches. */
     public static final StreamOptions DEFAULT = new StreamOptions(Start.LIVE, Duration.ZERO, Slow.DROP, false);
@@ -43,6 +45,11 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
         this(start, maxLatency, slow, false);
     }
 
+    /** Without send limits of its own: the relay's defaults apply. */
+    public StreamOptions(Start start, Duration maxLatency, Slow slow, boolean session) {
+        this(start, maxLatency, slow, session, SendLimits.UNSET);
+    }
+
     /** Where a newcomer starts. */
     public enum Start {
         /** With the next live message. */
@@ -58,8 +65,8 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
     }
 
     public StreamOptions {
-        if (start == null || maxLatency == null || slow == null) {
-            throw new IllegalArgumentException("start, maxLatency and slow are required");
+        if (start == null || maxLatency == null || slow == null || limits == null) {
+            throw new IllegalArgumentException("start, maxLatency, slow and limits are required");
         }
         if (slow == Slow.BACKPRESSURE && !maxLatency.isZero()) {
             throw new IllegalArgumentException("slow=backpressure and max-latency exclude each other "
@@ -67,6 +74,10 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
         }
         if (maxLatency.isNegative()) {
             throw new IllegalArgumentException("max-latency: " + maxLatency + " (expected: >= 0)");
+        }
+        if (session && !limits.isUnset()) {
+            throw new IllegalArgumentException("schema=session takes no rate, burst, bandwidth or over-limit "
+                    + "(a session is held back, never dropped: a sender goes at its reader's pace)");
         }
         if (session && (start != Start.LIVE || !maxLatency.isZero() || slow != Slow.DROP)) {
             throw new IllegalArgumentException("schema=session takes no start, max-latency or slow "
@@ -91,7 +102,8 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
     /**
      * Parses {@code KEY=VALUE[,KEY=VALUE...]}: {@code start=live|keyframe|last},
      * {@code max-latency=DURATION} ({@code 500ms}, {@code 2s}), {@code slow=drop|backpressure},
-     * {@code schema=session}.
+     * {@code schema=session}, and a sender's limits: {@code rate=50/s}, {@code burst=200},
+     * {@code bandwidth=2Mbit} (each also {@code off}), {@code over-limit=drop|close}.
      *
      * @throws IllegalArgumentException naming the key or value that is wrong
      */
@@ -100,12 +112,13 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
         Duration maxLatency = Duration.ZERO;
         Slow slow = Slow.DROP;
         boolean session = false;
+        SendLimits limits = SendLimits.UNSET;
         List<String> seen = new ArrayList<>();
         for (String pair : text.split(",", -1)) {
             String p = pair.trim();
             int eq = p.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: start, max-latency, slow, schema)");
+                throw new IllegalArgumentException("'" + p + "' is not KEY=VALUE (keys: " + KEYS + ")");
             }
             String key = p.substring(0, eq).trim();
             String value = p.substring(eq + 1).trim();
@@ -133,11 +146,19 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
                     slow = parseSlow(value);
                     break;
                 default:
-                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: start, max-latency, slow, schema)");
+                    SendLimits parsed = SendLimits.parseKey(limits, key, value);
+                    if (parsed != null) {
+                        limits = parsed;
+                        break;
+                    }
+                    throw new IllegalArgumentException("unknown option '" + key + "' (keys: " + KEYS + ")");
             }
         }
-        return new StreamOptions(start, maxLatency, slow, session);
+        return new StreamOptions(start, maxLatency, slow, session, limits);
     }
+
+    /** The keys a rule may set, for error messages. */
+    static final String KEYS = "start, max-latency, slow, schema, rate, burst, bandwidth, over-limit";
 
     private static Slow parseSlow(String value) {
         for (Slow s : Slow.values()) {
@@ -164,8 +185,9 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
 
     /** The rule's own syntax, for /stats, /ws and logs: {@code start=keyframe,max-latency=500ms}. */
     public String describe() {
+        String sent = limits.describe();
         if (session) {
-            return "schema=" + SESSION;
+            return "schema=" + SESSION + (sent.isEmpty() ? "" : "," + sent);
         }
         StringBuilder b = new StringBuilder("start=").append(start.label());
         if (boundsLatency()) {
@@ -173,6 +195,9 @@ public record StreamOptions(Start start, Duration maxLatency, Slow slow, boolean
         }
         if (slow != Slow.DROP) {
             b.append(",slow=").append(slow.label());
+        }
+        if (!sent.isEmpty()) {
+            b.append(',').append(sent);
         }
         return b.toString();
     }

@@ -12,6 +12,9 @@ import java.util.regex.Pattern;
  * spelt: {@code 4096}, {@code 64KiB} (also {@code 64k}, {@code 64KB}), {@code 10MiB}, {@code 1GiB}.
  * Durations: a number with a unit {@code ms}, {@code s}, {@code m} or {@code h} ({@code 500ms},
  * {@code 1.5s}, {@code 5m}); a bare number counts as seconds; ISO-8601 ({@code PT30S}) too.
+ * Bit rates: a number of bits per second with a decimal unit, as links are measured: {@code 2Mbit}
+ * ({@code 2Mbit/s}, {@code 2mbps}), {@code 500kbit}, {@code 1Gbit}, {@code 64000} (bits). Message
+ * rates: a count per second, minute or hour: {@code 50/s}, {@code 600/m}, {@code 50} (per second).
  * Negative values are refused. Errors are {@link IllegalArgumentException}s that name the text and
  * say what was expected.
  */
@@ -19,6 +22,8 @@ public final class Units {
 
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?");
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
+    private static final Pattern BIT_RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(bit|kbit|mbit|gbit|bps|kbps|mbps|gbps)?(?:/s)?");
+    private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(?:/\\s*(s|m|h))?");
     private static final long KIB = 1024;
     private static final long MIB = KIB * KIB;
     private static final long GIB = MIB * KIB;
@@ -84,6 +89,59 @@ public final class Units {
             throw new IllegalArgumentException("'" + text + "' (expected: a duration below a few million years)");
         }
         return Duration.ofNanos(Math.round(millis * 1_000_000));
+    }
+
+    /** {@code text} as bits per second. */
+    public static long parseBitRate(String text) {
+        Matcher m = BIT_RATE.matcher(text.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("'" + text + "' (expected: a bit rate such as 2Mbit, 500kbit or 1Gbit)");
+        }
+        String unit = m.group(2) == null ? "bit" : m.group(2);
+        double multiplier = switch (unit.charAt(0)) {
+            case 'k' -> 1e3;
+            case 'm' -> 1e6;
+            case 'g' -> 1e9;
+            default -> 1;
+        };
+        double bits = Double.parseDouble(m.group(1)) * multiplier;
+        if (bits >= Long.MAX_VALUE / 2.0) {
+            throw new IllegalArgumentException("'" + text + "' (expected: a bit rate below 4 Ebit/s)");
+        }
+        return Math.round(bits);
+    }
+
+    /** {@code bitsPerSecond} in the largest decimal unit that writes it exactly: {@code 2Mbit}, {@code 500kbit}. */
+    public static String formatBitRate(long bitsPerSecond) {
+        if (bitsPerSecond != 0 && bitsPerSecond % 1_000_000_000 == 0) {
+            return bitsPerSecond / 1_000_000_000 + "Gbit";
+        }
+        if (bitsPerSecond != 0 && bitsPerSecond % 1_000_000 == 0) {
+            return bitsPerSecond / 1_000_000 + "Mbit";
+        }
+        if (bitsPerSecond != 0 && bitsPerSecond % 1000 == 0) {
+            return bitsPerSecond / 1000 + "kbit";
+        }
+        return bitsPerSecond + "bit";
+    }
+
+    /** {@code text} as a count per second: {@code 50/s}, {@code 600/m} (10 per second), {@code 50}. */
+    public static double parseRate(String text) {
+        Matcher m = RATE.matcher(text.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("'" + text + "' (expected: a rate such as 50/s, 600/m or 50)");
+        }
+        double v = Double.parseDouble(m.group(1));
+        return switch (m.group(2) == null ? "s" : m.group(2)) {
+            case "m" -> v / 60;
+            case "h" -> v / 3600;
+            default -> v;
+        };
+    }
+
+    /** A count per second as {@link #parseRate} reads it: {@code 50/s}, {@code 0.5/s}. */
+    public static String formatRate(double perSecond) {
+        return (perSecond == Math.rint(perSecond) ? Long.toString((long) perSecond) : Double.toString(perSecond)) + "/s";
     }
 
     /** {@code bytes} in the largest unit that writes it exactly: {@code 10MiB}, {@code 512KiB}, {@code 4600}. */

@@ -116,7 +116,14 @@ class RoutingTableTest {
         assertMessage("--route #1: pattern 'cam/*' must start with / (e.g. /cam/*)", "cam/*:start=last");
         assertMessage("--route #1: pattern '/cam/x*' : '*' and '**' must be whole segments, not part of 'x*'"
                 .replace("' :", "':"), "/cam/x*:start=last");
-        assertMessage("--route #1: unknown option 'rate' (keys: start, max-latency, slow, schema)", "/cam/*:rate=5");
+        assertMessage("--route #1: unknown option 'speed' (keys: start, max-latency, slow, schema, rate, burst, "
+                + "bandwidth, over-limit)", "/cam/*:speed=5");
+        assertMessage("--route #1: over-limit=sometimes (expected: drop or close)", "/cam/*:over-limit=sometimes");
+        assertMessage("--route #1: 'fast' (expected: a rate such as 50/s, 600/m or 50)", "/cam/*:rate=fast");
+        assertMessage("--route #1: 'lots' (expected: a bit rate such as 2Mbit, 500kbit or 1Gbit)", "/cam/*:bandwidth=lots");
+        assertMessage("--route #1: burst=0 (expected: >= 1)", "/cam/*:burst=0");
+        assertMessage("--route #1: schema=session takes no rate, burst, bandwidth or over-limit (a session is held "
+                + "back, never dropped: a sender goes at its reader's pace)", "/sh/*:schema=session,rate=5/s");
         assertMessage("--route #1: 'start' given twice", "/cam/*:start=last,start=keyframe");
         assertMessage("--route #1: 'soon' (expected: a duration such as 500ms, 30s, 1.5s or 5m)", "/cam/*:max-latency=soon");
         assertMessage("--route #1: max-latency=0ms (expected: > 0, e.g. 500ms)", "/cam/*:max-latency=0ms");
@@ -126,5 +133,26 @@ class RoutingTableTest {
     private static void assertMessage(String expected, String rule) {
         InvalidRuleException e = assertThrows(InvalidRuleException.class, () -> RoutingTable.parseAll(List.of(rule)));
         assertEquals(expected, e.getMessage());
+    }
+
+    @Test
+    void sendLimitsParseInheritAndPrint() {
+        StreamRule r = StreamRule.parse("/lab/**:rate=50/s,burst=200,bandwidth=2Mbit,over-limit=close", "t");
+        SendLimits l = r.options().limits();
+        assertEquals(50.0, l.rate());
+        assertEquals(200, l.burst());
+        assertEquals(2_000_000L, l.bandwidth());
+        assertEquals(SendLimits.OverLimit.CLOSE, l.over());
+        assertEquals("/lab/**:start=live,rate=50/s,burst=200,bandwidth=2Mbit,over-limit=close", r.describe());
+        // A rule that sets only the bandwidth keeps the relay's default rate and action.
+        SendLimits defaults = new SendLimits(10.0, null, 0L, SendLimits.OverLimit.DROP);
+        SendLimits video = StreamRule.parse("/cam/*:start=keyframe,bandwidth=3Mbit", "t").options().limits()
+                .withDefaults(defaults);
+        assertEquals(new SendLimits(10.0, null, 3_000_000L, SendLimits.OverLimit.DROP), video);
+        assertEquals(10, video.messageBucket());
+        // rate=off lifts the default for the streams the rule matches.
+        SendLimits off = StreamRule.parse("/cam/*:rate=off", "t").options().limits().withDefaults(defaults);
+        assertFalse(off.limits());
+        assertTrue(StreamOptions.DEFAULT.limits().isUnset());
     }
 }

@@ -60,4 +60,24 @@ class UnitsTest {
         assertEquals("24h", Units.formatDuration(Duration.ofHours(24)));
         assertEquals("1500ms", Units.formatDuration(Duration.ofMillis(1500)));
     }
+
+    @Test
+    void bitRatesAndMessageRates() {
+        assertEquals(2_000_000, Units.parseBitRate("2Mbit"));
+        assertEquals(2_000_000, Units.parseBitRate("2mbps"));
+        assertEquals(2_000_000, Units.parseBitRate("2Mbit/s"));
+        assertEquals(500_000, Units.parseBitRate("500kbit"));
+        assertEquals(1_500_000, Units.parseBitRate("1.5Mbit"));
+        assertEquals(64_000, Units.parseBitRate("64000"));
+        assertEquals("2Mbit", Units.formatBitRate(2_000_000));
+        assertEquals("1500kbit", Units.formatBitRate(1_500_000));
+        assertThrows(IllegalArgumentException.class, () -> Units.parseBitRate("2MiB"));
+        assertEquals(50.0, Units.parseRate("50/s"));
+        assertEquals(10.0, Units.parseRate("600/m"));
+        assertEquals(50.0, Units.parseRate("50"));
+        assertEquals("50/s", Units.formatRate(50));
+        assertEquals("0.5/s", Units.formatRate(0.5));
+        assertEquals(0.5, Units.parseRate(Units.formatRate(0.5)));
+        assertThrows(IllegalArgumentException.class, () -> Units.parseRate("-5/s"));
+    }
 }

@@ -8,10 +8,12 @@ import dev.crossbar.core.route.InvalidRouteException;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.route.RoutingTable;
+import dev.crossbar.core.route.StreamPattern;
 import dev.crossbar.core.schema.Role;
 import java.text.ParseException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -35,6 +37,10 @@ public final class AccessControl {
 
     private volatile Rules rules;
     private final RevocationList revocations;
+    /** Where revocations outlive this process and reach the other nodes; set once at start. */
+    private volatile RevocationStore store = RevocationStore.MEMORY;
+    /** The identity provider's keys ({@code --auth-jwks-url}), or null; kept across reloads. */
+    private final RemoteJwks remoteKeys;
     private final LongAdder refusedUnauthenticated = new LongAdder();
     private final LongAdder refusedForbidden = new LongAdder();
     private final LongAdder endedExpired = new LongAdder();
@@ -45,6 +51,13 @@ public final class AccessControl {
     }
 
     public AccessControl(AuthConfig config, int maxPathLength, RoutingTable routing) {
+        if (config.keys() != null && config.keys().jwksUrl() != null) {
+            remoteKeys = new RemoteJwks(config.keys().jwksUrl(), config.jwksCa() == null ? defaultTls()
+                    : dev.crossbar.server.config.CaCertificates.trusting(config.jwksCa(), "--auth-jwks-ca"), config.jwksRefresh());
+            remoteKeys.start();
+        } else {
+            remoteKeys = null;
+        }
         reconfigure(config, maxPathLength, routing);
         this.revocations = new RevocationList(config.maxRevocations());
     }
@@ -57,8 +70,28 @@ public final class AccessControl {
      */
     public void reconfigure(AuthConfig config, int maxPathLength, RoutingTable routing) {
         requireNonNull(config, "config");
-        rules = new Rules(config, new TokenVerifier(config), new RouteParser(maxPathLength),
+        rules = new Rules(config, new TokenVerifier(config, remoteKeys), new RouteParser(maxPathLength),
                 requireNonNull(routing, "routing"));
+    }
+
+    private static javax.net.ssl.SSLContext defaultTls() {
+        try {
+            return javax.net.ssl.SSLContext.getDefault();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalArgumentException("--auth-jwks-url: no TLS in this JVM: " + e.getMessage(), e);
+        }
+    }
+
+    /** The identity provider's keys, or null without {@code --auth-jwks-url}. */
+    public RemoteJwks remoteKeys() {
+        return remoteKeys;
+    }
+
+    /** Stops fetching the identity provider's keys. */
+    public void close() {
+        if (remoteKeys != null) {
+            remoteKeys.close();
+        }
     }
 
     public AuthConfig config() {
@@ -67,6 +100,24 @@ public final class AccessControl {
 
     public RevocationList revocations() {
         return revocations;
+    }
+
+    /** Keeps revocations in {@code s} from now on (set at start, before any is made). */
+    public void store(RevocationStore s) {
+        this.store = java.util.Objects.requireNonNull(s, "s");
+    }
+
+    public RevocationStore store() {
+        return store;
+    }
+
+    /**
+     * A revocation the store handed on (this node's own, another node's, or one kept from before
+     * a restart): listed here until it expires. False if the list is full of unexpired entries.
+     */
+    public boolean listed(Revocation r) {
+        long now = System.currentTimeMillis();
+        return r.untilMillis() <= now || revocations.revoke(r.jti(), r.sid(), r.untilMillis(), now);
     }
 
     /** Counts a refusal (401 or 403) for the statistics. */
@@ -115,25 +166,27 @@ public final class AccessControl {
         if (revocations.isRevoked(jti, sid, now)) {
             throw AccessDenied.unauthenticated("token revoked");
         }
-        String topic = stringClaim(claims, Claims.TOPIC);
-        boolean originalStyle = topic == null;
-        if (originalStyle) {
-            topic = pathFromAudience(verifier, claims.getAudience());
-            if (topic == null) {
-                throw AccessDenied.forbidden("token names no topic (expected: a topic claim, or aud = "
-                        + verifier.audience() + "<path>)");
+        String sub = claims.getSubject();
+        Set<String> scopes;
+        boolean originalStyle = false;
+        Object grants = claims.getClaim(Claims.GRANTS);
+        if (grants != null) {
+            scopes = grantedScopes(r, grants, route);
+        } else {
+            String topic = stringClaim(claims, Claims.TOPIC);
+            originalStyle = topic == null;
+            if (originalStyle) {
+                topic = pathFromAudience(verifier, claims.getAudience());
+                if (topic == null) {
+                    throw AccessDenied.forbidden("token names no topic (expected: a topic claim, a grants claim, or aud = "
+                            + verifier.audience() + "<path>)");
+                }
             }
+            if (!covers(r, topic, route)) {
+                throw AccessDenied.forbidden("token is for " + topic + ", not " + route.path());
+            }
+            scopes = scopes(claims);
         }
-        String tokenPath;
-        try {
-            tokenPath = r.paths().parse(topic).path();
-        } catch (InvalidRouteException e) {
-            throw AccessDenied.forbidden("token topic is not a valid path: " + e.getMessage());
-        }
-        if (!tokenPath.equals(route.path())) {
-            throw AccessDenied.forbidden("token is for " + tokenPath + ", not " + route.path());
-        }
-        Set<String> scopes = scopes(claims);
         boolean read;
         boolean write;
         if (scopes == null) {
@@ -156,7 +209,7 @@ public final class AccessControl {
                 throw AccessDenied.forbidden("token does not grant read and write on " + route.path()
                         + " (a session goes both ways)");
             }
-            return new Grant(route.path(), true, true, jti, sid, expiresAt);
+            return new Grant(route.path(), true, true, jti, sid, expiresAt, sub);
         }
         if (role == Role.PUBLISHER && !write) {
             throw AccessDenied.forbidden("token does not grant write on " + route.path());
@@ -167,7 +220,7 @@ public final class AccessControl {
         if (!read && !write) {
             throw AccessDenied.forbidden("token grants neither read nor write on " + route.path());
         }
-        return new Grant(route.path(), read, write, jti, sid, expiresAt);
+        return new Grant(route.path(), read, write, jti, sid, expiresAt, sub);
     }
 
     /**
@@ -185,6 +238,45 @@ public final class AccessControl {
         if (scopes == null || !scopes.contains(Claims.ADMIN)) {
             throw AccessDenied.forbidden("token lacks the admin scope");
         }
+    }
+
+    /**
+     * Whether a token's topic covers {@code route}: a path names exactly that path; a pattern with
+     * {@code *} or {@code **} segments (the syntax of {@code --route}) names every stream it matches,
+     * in every role ({@code /in/}, {@code /out/}, N:N), which the scopes then narrow.
+     */
+    private static boolean covers(Rules r, String topic, Route route) throws AccessDenied {
+        if (topic.contains("*")) {
+            StreamPattern pattern;
+            try {
+                pattern = StreamPattern.parse(topic);
+            } catch (IllegalArgumentException e) {
+                throw AccessDenied.forbidden("token topic is not a valid pattern: " + e.getMessage());
+            }
+            return pattern.matches(RoutingTable.streamName(route.topic()));
+        }
+        try {
+            return r.paths().parse(topic).path().equals(route.path());
+        } catch (InvalidRouteException e) {
+            throw AccessDenied.forbidden("token topic is not a valid path: " + e.getMessage());
+        }
+    }
+
+    /** The scopes of the first entry of a {@code grants} claim that covers {@code route}. */
+    private static Set<String> grantedScopes(Rules r, Object grants, Route route) throws AccessDenied {
+        if (!(grants instanceof List<?> list)) {
+            throw AccessDenied.forbidden("malformed grants claim (expected: a list of {\"topic\":...,\"scope\":...})");
+        }
+        for (Object g : list) {
+            if (!(g instanceof Map<?, ?> m) || !(m.get("topic") instanceof String topic)
+                    || !(m.get("scope") instanceof String scope)) {
+                throw AccessDenied.forbidden("malformed grants entry (expected: {\"topic\":...,\"scope\":...})");
+            }
+            if (covers(r, topic, route)) {
+                return Set.copyOf(Arrays.asList(scope.strip().split("\\s+")));
+            }
+        }
+        throw AccessDenied.forbidden("token grants nothing on " + route.path());
     }
 
     /** The path after the audience in an original-style {@code aud}, or null if there is none. */

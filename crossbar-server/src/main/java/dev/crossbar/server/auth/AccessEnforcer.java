@@ -1,5 +1,7 @@
 package dev.crossbar.server.auth;
 
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.server.websocket.CloseCodes;
@@ -92,6 +94,9 @@ public final class AccessEnforcer extends ChannelInboundHandlerAdapter {
         permit.end();
         cancelExpiry();
         access.recordEnded(revoked);
+        Audit.event(revoked ? "revoked" : "expired").field("connection", ctx.channel().id().asShortText())
+                .address(RealAddress.of(ctx.channel())).sub(permit.grant().sub()).jti(permit.grant().jti())
+                .topic(permit.grant().path()).reason(reason).log();
         if (log.isDebugEnabled()) {
             log.debug("{} {} on {} (exp {}); closing", ctx.channel(), reason, permit.grant().path(),
                     Instant.ofEpochMilli(permit.grant().expiresAtMillis()));

@@ -1,5 +1,7 @@
 package dev.crossbar.server.auth;
 
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpRequest;
 import java.net.InetSocketAddress;
@@ -35,6 +37,8 @@ public final class AdminAuthority {
                 access.recordRefusal(denied);
             }
             log.debug("{} refused administrator action {}: {}", ctx.channel(), request.uri(), denied.reason());
+            Audit.event("refused").address(RealAddress.of(ctx.channel())).topic(request.uri().split("\\?", 2)[0])
+                    .role("admin").code(denied.status().code()).reason(denied.reason()).log();
             Refusals.send(ctx, denied, access != null && denied.status().code() == AccessDenied.FORBIDDEN.code());
             return false;
         }

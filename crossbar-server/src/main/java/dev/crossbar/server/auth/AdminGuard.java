@@ -1,5 +1,7 @@
 package dev.crossbar.server.auth;
 
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import io.netty.channel.ChannelHandler.Sharable;
@@ -42,6 +44,8 @@ public final class AdminGuard extends ChannelInboundHandlerAdapter {
                 check(request, access);
             } catch (AccessDenied denied) {
                 access.recordRefusal(denied);
+                Audit.event("refused").address(RealAddress.of(ctx.channel())).topic(request.uri().split("\\?", 2)[0])
+                        .role("admin").code(denied.status().code()).reason(denied.reason()).log();
                 if (log.isDebugEnabled()) {
                     log.debug("{} refused admin path {}: {}", ctx.channel(), request.uri().split("\\?", 2)[0], denied.reason());
                 }

@@ -1,5 +1,7 @@
 package dev.crossbar.server.auth;
 
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.server.websocket.ClientInfo;
@@ -65,6 +67,10 @@ public final class AuthGate extends ChannelInboundHandlerAdapter {
         } catch (AccessDenied denied) {
             refused = true;
             access.recordRefusal(denied);
+            Audit.event("refused").address(RealAddress.of(ctx.channel()))
+                    .topic(client == null ? null : client.route().path())
+                    .role(client == null ? null : client.route().role().label())
+                    .code(denied.status().code()).reason(denied.reason()).log();
             if (log.isDebugEnabled()) {
                 log.debug("{} refused {}: {}", ctx.channel(), client == null ? "?" : client.route().path(), denied.reason());
             }

@@ -10,6 +10,11 @@ final class Claims {
     static final String TOPIC = "topic";
     /** Space-separated scopes, as in OAuth 2.0 (RFC 8693 section 4.2). */
     static final String SCOPE = "scope";
+    /**
+     * Several grants in one token: a list of {@code {"topic": PATH-OR-PATTERN, "scope": "read write"}},
+     * first match wins, each with its own scopes (a lab page's video, data, control and shell).
+     */
+    static final String GRANTS = "grants";
     /** Session id: revoking it ends every token of that session. */
     static final String SESSION = "sid";
 

@@ -1,5 +1,7 @@
 package dev.crossbar.server.auth;
 
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -132,6 +134,9 @@ final class FirstMessageAuth extends ChannelInboundHandlerAdapter {
         access.recordRefusal(denied);
         ClientInfo client = ctx.channel().attr(ClientInfo.KEY).get();
         String path = client == null ? "" : client.route().path();
+        Audit.event("refused").address(RealAddress.of(ctx.channel())).topic(path)
+                .role(client == null ? null : client.route().role().label())
+                .code(CloseCodes.POLICY_VIOLATION.code()).reason(denied.reason()).log();
         if (log.isDebugEnabled()) {
             log.debug("{} refused first-message token for {}: {}", ctx.channel(), path, denied.reason());
         }

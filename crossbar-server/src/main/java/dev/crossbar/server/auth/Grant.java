@@ -5,9 +5,15 @@ import static java.util.Objects.requireNonNull;
 /**
  * What a verified token allows one connection: reading and/or writing on {@code path} until
  * {@code expiresAtMillis} (the token's {@code exp} plus the allowed clock skew). {@code jti} and
- * {@code sid} (either may be null) are what an operator revokes it by.
+ * {@code sid} (either may be null) are what an operator revokes it by; {@code sub} (may be null)
+ * is who the identity provider says the holder is, for the admin's view, the audit trail and a
+ * session host.
  */
-public record Grant(String path, boolean read, boolean write, String jti, String sid, long expiresAtMillis) {
+public record Grant(String path, boolean read, boolean write, String jti, String sid, long expiresAtMillis, String sub) {
+
+    public Grant(String path, boolean read, boolean write, String jti, String sid, long expiresAtMillis) {
+        this(path, read, write, jti, sid, expiresAtMillis, null);
+    }
 
     public Grant {
         requireNonNull(path, "path");

@@ -14,7 +14,11 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.nio.charset.StandardCharsets;
+import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.http.RealAddress;
+import java.io.IOException;
 import java.time.Instant;
+import java.util.concurrent.Executor;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -27,7 +31,11 @@ import org.slf4j.LoggerFactory;
  * from then on, until it would have expired. Answers 200 with what was done as JSON.
  *
  * <p>The revocation is kept until the latest of: the {@code exp} given, the expiry of the live
- * connections it closed; if neither is known, for the configured revocation TTL.
+ * connections it closed; if neither is known, for the configured revocation TTL. It is then kept
+ * where the node keeps revocations ({@link RevocationStore}: in a cluster a JetStream bucket, whose
+ * every node closes its own matching connections and refuses the token; alone, a file), before the
+ * answer, which names that place ({@code "kept"}); 503 if it could not be kept there (it then holds
+ * on this node only, until a restart). Recorded in the audit trail.
  */
 public final class RevokeEndpoint implements HttpEndpoint {
 
@@ -45,10 +53,13 @@ public final class RevokeEndpoint implements HttpEndpoint {
 
     private final AccessControl access;
     private final ChannelGroup sessions;
+    /** Where the store is written: it may block (a disk, NATS), never on an event loop. */
+    private final Executor adminThread;
 
-    public RevokeEndpoint(AccessControl access, ChannelGroup sessions) {
+    public RevokeEndpoint(AccessControl access, ChannelGroup sessions, Executor adminThread) {
         this.access = requireNonNull(access, "access");
         this.sessions = requireNonNull(sessions, "sessions");
+        this.adminThread = requireNonNull(adminThread, "adminThread");
     }
 
     @Override
@@ -110,22 +121,39 @@ public final class RevokeEndpoint implements HttpEndpoint {
                     + access.revocations().maxEntries() + " unexpired entries; see --auth-max-revocations)");
             return;
         }
-        int closed = 0;
-        for (Channel ch : sessions) {
-            Permit permit = ch.attr(Permit.KEY).get();
-            if (permit != null && permit.grant().matches(jti, sid)) {
-                ch.pipeline().fireUserEventTriggered(new AccessEnded(AccessEnforcer.REVOKED, true));
-                closed++;
-            }
-        }
-        log.info("{} revoked jti={} sid={} until {}; closing {} connection(s)", ctx.channel(), jti, sid,
+        Revocation revocation = new Revocation(jti, sid, until);
+        long keptUntil = until;
+        int closed = LiveRevocations.end(sessions, revocation);
+        log.info("{} revoked jti={} sid={} until {}; closing {} connection(s) here", ctx.channel(), jti, sid,
                 Instant.ofEpochMilli(until), closed);
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("jti", jti);
-        answer.put("sid", sid);
-        answer.put("until", Instant.ofEpochMilli(until).toString());
-        answer.put("closed", closed);
-        HttpResponses.send(ctx, HttpResponseStatus.OK, "application/json", json(answer) + "\n");
+        // Kept, and passed to the other nodes (which close theirs), before the administrator is answered.
+        RevocationStore store = access.store();
+        adminThread.execute(() -> {
+            String notKept = null;
+            try {
+                store.save(revocation);
+            } catch (IOException | RuntimeException e) {
+                notKept = e.getMessage();
+                log.warn("Revocation of jti={} sid={} holds on this node only, not kept in {}: {}", jti, sid,
+                        store.describe(), notKept);
+            }
+            Audit.event("admin").field("action", "revoke").address(RealAddress.of(ctx.channel()))
+                    .jti(jti).field("sid", sid).field("until", Instant.ofEpochMilli(keptUntil).toString())
+                    .field("closed", closed).field("kept", notKept == null ? store.describe() : null)
+                    .reason(notKept).log();
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("jti", jti);
+            answer.put("sid", sid);
+            answer.put("until", Instant.ofEpochMilli(keptUntil).toString());
+            answer.put("closed", closed);
+            answer.put("kept", notKept == null ? store.describe() : null);
+            if (notKept != null) {
+                answer.put("detail", "revoked on this node only: " + notKept);
+            }
+            HttpResponseStatus status = notKept == null ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
+            String body = json(answer) + "\n";
+            ctx.executor().execute(() -> HttpResponses.send(ctx, status, "application/json", body));
+        });
     }
 
     private static String json(Map<String, Object> answer) {

@@ -53,10 +53,19 @@ public final class TokenVerifier {
     private final DefaultJWTProcessor<SecurityContext> processor = new DefaultJWTProcessor<>();
 
     public TokenVerifier(AuthConfig config) {
-        this(config, System::currentTimeMillis);
+        this(config, null, System::currentTimeMillis);
+    }
+
+    /** @param remote the identity provider's keys, for a configuration with {@code --auth-jwks-url} */
+    TokenVerifier(AuthConfig config, RemoteJwks remote) {
+        this(config, remote, System::currentTimeMillis);
     }
 
     TokenVerifier(AuthConfig config, LongSupplier clock) {
+        this(config, null, clock);
+    }
+
+    private TokenVerifier(AuthConfig config, RemoteJwks remote, LongSupplier clock) {
         requireNonNull(config, "config");
         if (!config.enabled()) {
             throw new IllegalArgumentException("config: access control is off (expected: keys configured)");
@@ -67,7 +76,12 @@ public final class TokenVerifier {
         VerificationKeys keys = config.keys();
         this.algorithms = List.copyOf(keys.algorithms());
         this.expectedAlgorithms = algorithms.stream().map(JWSAlgorithm::getName).sorted().collect(Collectors.joining(" or "));
-        processor.setJWSKeySelector(keySelector(keys));
+        if (keys.jwksUrl() != null) {
+            processor.setJWSKeySelector(new JWSVerificationKeySelector<>(keys.algorithms(),
+                    requireNonNull(remote, "remote keys for " + keys.jwksUrl())));
+        } else {
+            processor.setJWSKeySelector(keySelector(keys));
+        }
         processor.setJWTClaimsSetVerifier(new TimeAndAudience());
     }
 

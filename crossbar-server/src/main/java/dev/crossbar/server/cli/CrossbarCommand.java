@@ -7,6 +7,7 @@ import dev.crossbar.server.config.AuthConfig;
 import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.config.TlsConfig;
 import dev.crossbar.server.config.TlsProvider;
+import dev.crossbar.server.config.TrustedProxies;
 import dev.crossbar.server.config.ConfigSource;
 import dev.crossbar.server.config.LogFormat;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +47,15 @@ public final class CrossbarCommand {
     @Option(names = "--log-format", paramLabel = "text|json",
             description = "One line of text per event, or one JSON object per line for a log collector (default ${DEFAULT-VALUE}).")
     String logFormat;
+
+    @Option(names = "--audit-log", paramLabel = "FILE|-",
+            description = "Write the audit trail (connects, refusals, expiries, revocations, closes, sessions, admin actions) "
+                    + "to FILE as JSON lines, rotated daily and at 100MB, or '-' for the main log. Default: none.")
+    String auditLog;
+
+    @Option(names = "--audit-full-addresses",
+            description = "Write whole client addresses in the audit trail (default ${DEFAULT-VALUE}: truncated to /24 or /48, as statistics show them).")
+    boolean auditFullAddresses;
 
     @Option(names = "--print-config",
             description = "Print the effective configuration, where each value came from (secrets redacted), and exit.")
@@ -137,6 +147,22 @@ public final class CrossbarCommand {
             description = "Connections from one remote address; beyond it 429 (default ${DEFAULT-VALUE}).")
     int maxConnectionsPerAddress;
 
+    @Option(names = "--max-connection-rate-per-address", paramLabel = "N",
+            description = "New connections per second from one client address (bursts of N at once); beyond it 429. "
+                    + "0: no limit (default ${DEFAULT-VALUE}).")
+    int maxConnectionRatePerAddress;
+
+    @Option(names = "--trusted-proxies", paramLabel = "CIDR[,CIDR...]", split = ",",
+            description = "Proxies whose word on the client's address is taken: Forwarded / X-Forwarded-For from them "
+                    + "(read past every trusted hop), or their PROXY header with --proxy-protocol. Limits, statistics, "
+                    + "the audit trail and session offers then use the client's address. Default: none.")
+    List<String> trustedProxies = List.of();
+
+    @Option(names = "--proxy-protocol",
+            description = "Every connection starts with a PROXY protocol v1/v2 header (HAProxy send-proxy, send-proxy-v2) "
+                    + "from one of --trusted-proxies; others are closed (default ${DEFAULT-VALUE}).")
+    boolean proxyProtocol;
+
     @Option(names = "--max-topics", paramLabel = "N", description = "Live topics; a connection that would create another gets 503 (default ${DEFAULT-VALUE}).")
     int maxTopics;
 
@@ -192,6 +218,20 @@ public final class CrossbarCommand {
             description = "JWKS file of RSA and P-256 public keys (RS256/ES256, chosen by kid).")
     Path authJwks;
 
+    @Option(names = "--auth-jwks-url", paramLabel = "URL",
+            description = "The identity provider's key set (https://.../jwks.json or .../certs): RS256/ES256 keys fetched "
+                    + "at start, every --auth-jwks-refresh and when a token names an unknown kid; the last good set is kept "
+                    + "while the provider is down.")
+    java.net.URI authJwksUrl;
+
+    @Option(names = "--auth-jwks-refresh", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "How often the --auth-jwks-url key set is fetched again (default ${DEFAULT-VALUE}).")
+    Duration authJwksRefresh;
+
+    @Option(names = "--auth-jwks-ca", paramLabel = "FILE",
+            description = "PEM CA certificate(s) of the identity provider's HTTPS server; default: the JVM's trusted CAs.")
+    Path authJwksCa;
+
     @Option(names = "--auth-audience", paramLabel = "URL",
             description = "This relay's name in the tokens' aud claim, e.g. wss://relay.example.org "
                     + "(also env CROSSBAR_AUDIENCE). Required with a key.")
@@ -212,6 +252,11 @@ public final class CrossbarCommand {
     @Option(names = "--auth-revocation-ttl", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
             description = "How long a revocation is kept when the token's exp is unknown (default ${DEFAULT-VALUE}).")
     Duration authRevocationTtl;
+
+    @Option(names = "--auth-revocation-file", paramLabel = "FILE",
+            description = "Keep revocations in FILE (JSON lines) across restarts of a node on its own; with --nats they are "
+                    + "kept in a JetStream bucket instead (this file only if the NATS server has no JetStream). Default: memory.")
+    Path authRevocationFile;
 
     @Option(names = "--stats-require-admin",
             description = "Serve /stats, /ws and /metrics only with a token carrying the admin scope (needs a key).")
@@ -275,8 +320,13 @@ public final class CrossbarCommand {
                 .drainTimeout(drainTimeout)
                 .logLevel(logLevel)
                 .logFormat(LogFormat.of(logFormat))
+                .auditLog(auditLog)
+                .auditFullAddresses(auditFullAddresses)
                 .maxConnections(maxConnections)
                 .maxConnectionsPerAddress(maxConnectionsPerAddress)
+                .maxConnectionRatePerAddress(maxConnectionRatePerAddress)
+                .trustedProxies(TrustedProxies.parse(trustedProxies))
+                .proxyProtocol(proxyProtocol)
                 .maxTopics(maxTopics)
                 .allowedOrigins(allowedOrigins)
                 .statsInterval(statsInterval)
@@ -291,6 +341,7 @@ public final class CrossbarCommand {
                 .nats(cluster.toNatsConfig())
                 .routing(routing.table())
                 .replayLimits(routing.limits())
+                .defaultSendLimits(routing.sendLimits())
                 .latencySendBuffer(routing.latencySendBuffer)
                 .backpressureTimeout(routing.backpressureTimeout)
                 .sessions(sessions.toConfig())
@@ -316,6 +367,10 @@ public final class CrossbarCommand {
             given.add("--auth-jwks");
             keys = VerificationKeys.readJwks(authJwks);
         }
+        if (authJwksUrl != null) {
+            given.add("--auth-jwks-url");
+            keys = VerificationKeys.remoteJwks(authJwksUrl);
+        }
         if (given.size() > 1) {
             throw new IllegalArgumentException(String.join(", ", given) + ": more than one key given (expected: one)");
         }
@@ -337,6 +392,9 @@ public final class CrossbarCommand {
                 .adminPaths(statsRequireAdmin ? AuthConfig.STATS_PATHS : java.util.Set.of())
                 .maxRevocations(authMaxRevocations)
                 .revocationTtl(authRevocationTtl)
+                .revocationFile(authRevocationFile)
+                .jwksRefresh(authJwksRefresh)
+                .jwksCa(authJwksCa)
                 .build();
     }
 

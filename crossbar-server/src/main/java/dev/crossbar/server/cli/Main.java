@@ -74,7 +74,7 @@ public final class Main {
             err.println("crossbar: " + explain(e, resolved));
             return 2;
         }
-        Logs.configure(config.logFormat(), config.logLevel());
+        Logs.configure(config.logFormat(), config.logLevel(), config.auditLog());
         return resolved.command().run(() -> load(args, env));
     }
 

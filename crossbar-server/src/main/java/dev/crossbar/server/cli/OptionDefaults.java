@@ -26,6 +26,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--listen", ServerConfig.DEFAULT_LISTEN),
             Map.entry("--log-level", ServerConfig.DEFAULT_LOG_LEVEL),
             Map.entry("--log-format", ServerConfig.DEFAULT_LOG_FORMAT.label()),
+            Map.entry("--audit-full-addresses", Boolean.toString(ServerConfig.DEFAULT_AUDIT_FULL_ADDRESSES)),
             Map.entry("--event-loops", Integer.toString(ServerConfig.DEFAULT_EVENT_LOOPS)),
             Map.entry("--home-loop-members", Integer.toString(ServerConfig.DEFAULT_HOME_LOOP_MEMBERS)),
             Map.entry("--transport", ServerConfig.DEFAULT_PREFER_NATIVE_TRANSPORT ? "auto" : "nio"),
@@ -47,6 +48,8 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--drain-timeout", formatDuration(ServerConfig.DEFAULT_DRAIN_TIMEOUT)),
             Map.entry("--max-connections", Integer.toString(ServerConfig.DEFAULT_MAX_CONNECTIONS)),
             Map.entry("--max-connections-per-address", Integer.toString(ServerConfig.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)),
+            Map.entry("--max-connection-rate-per-address", Integer.toString(ServerConfig.DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS)),
+            Map.entry("--proxy-protocol", Boolean.toString(ServerConfig.DEFAULT_PROXY_PROTOCOL)),
             Map.entry("--max-topics", Integer.toString(ServerConfig.DEFAULT_MAX_TOPICS)),
             Map.entry("--stats-interval", formatDuration(ServerConfig.DEFAULT_STATS_INTERVAL)),
             Map.entry("--stats-full-client-details", Boolean.toString(ServerConfig.DEFAULT_STATS_FULL_CLIENT_DETAILS)),
@@ -54,6 +57,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--stats-cluster-max-reply", formatBytes(ServerConfig.DEFAULT_STATS_CLUSTER_MAX_REPLY_BYTES)),
             Map.entry("--trust-forwarded-for", Boolean.toString(ServerConfig.DEFAULT_TRUST_FORWARDED_FOR)),
             Map.entry("--auth-clock-skew", formatDuration(AuthConfig.DEFAULT_CLOCK_SKEW)),
+            Map.entry("--auth-jwks-refresh", formatDuration(AuthConfig.DEFAULT_JWKS_REFRESH)),
             Map.entry("--auth-max-revocations", Integer.toString(AuthConfig.DEFAULT_MAX_REVOCATIONS)),
             Map.entry("--auth-revocation-ttl", formatDuration(AuthConfig.DEFAULT_REVOCATION_TTL)),
             Map.entry("--tls-provider", TlsConfig.DEFAULT_PROVIDER.label()),
@@ -63,9 +67,16 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--last-values", Integer.toString(ReplayLimits.DEFAULT_LAST_VALUES)),
             Map.entry("--last-values-size", formatBytes(ReplayLimits.DEFAULT_LAST_VALUE_BYTES)),
             Map.entry("--keyframe-buffer", formatBytes(ReplayLimits.DEFAULT_KEYFRAME_BYTES)),
+            Map.entry("--rate-limit", ServerConfig.DEFAULT_SEND_LIMITS.rate() == 0 ? "off"
+                    : dev.crossbar.core.units.Units.formatRate(ServerConfig.DEFAULT_SEND_LIMITS.rate())),
+            Map.entry("--rate-burst", Integer.toString(ServerConfig.DEFAULT_SEND_LIMITS.burst())),
+            Map.entry("--bandwidth-limit", ServerConfig.DEFAULT_SEND_LIMITS.bandwidth() == 0 ? "off"
+                    : dev.crossbar.core.units.Units.formatBitRate(ServerConfig.DEFAULT_SEND_LIMITS.bandwidth())),
+            Map.entry("--over-limit", ServerConfig.DEFAULT_SEND_LIMITS.over().label()),
             Map.entry("--latency-send-buffer", formatBytes(ServerConfig.DEFAULT_LATENCY_SEND_BUFFER)),
             Map.entry("--backpressure-timeout", formatDuration(ServerConfig.DEFAULT_BACKPRESSURE_TIMEOUT)),
             Map.entry("--session-open-timeout", formatDuration(SessionConfig.DEFAULT_OPEN_TIMEOUT)),
+            Map.entry("--session-full-client-details", Boolean.toString(SessionConfig.DEFAULT_FULL_CLIENT_DETAILS)),
             Map.entry("--max-pending-sessions", Integer.toString(SessionConfig.DEFAULT_MAX_PENDING)));
 
     @Override

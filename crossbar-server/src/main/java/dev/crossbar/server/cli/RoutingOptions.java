@@ -2,6 +2,7 @@ package dev.crossbar.server.cli;
 
 import dev.crossbar.core.replay.ReplayLimits;
 import dev.crossbar.core.route.RoutingTable;
+import dev.crossbar.core.route.SendLimits;
 import dev.crossbar.core.route.StreamRule;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -47,6 +48,44 @@ final class RoutingOptions {
             description = "slow=backpressure streams: a receiver holding the senders back that reads "
                     + "nothing for this long is closed with 1013 (default ${DEFAULT-VALUE}).")
     java.time.Duration backpressureTimeout;
+
+    @Option(names = "--rate-limit", paramLabel = "RATE",
+            description = "Messages per second each sender may send (e.g. 50/s), where its stream's rule sets no rate= "
+                    + "of its own; off: no limit (default ${DEFAULT-VALUE}).")
+    String rateLimit;
+
+    @Option(names = "--rate-burst", paramLabel = "N",
+            description = "Messages a sender may send at once before --rate-limit applies; 0: one second's worth "
+                    + "(default ${DEFAULT-VALUE}).")
+    int rateBurst;
+
+    @Option(names = "--bandwidth-limit", paramLabel = "BITRATE",
+            description = "Payload bits per second each sender may send (e.g. 2Mbit), where its stream's rule sets no "
+                    + "bandwidth= of its own; off: no limit (default ${DEFAULT-VALUE}).")
+    String bandwidthLimit;
+
+    @Option(names = "--over-limit", paramLabel = "drop|close",
+            description = "A message over its sender's rate or bandwidth: dropped and counted, or the sender closed "
+                    + "with 1008 (default ${DEFAULT-VALUE}; a rule's over-limit= wins).")
+    String overLimit;
+
+    /** The senders' limits where a rule sets none; a bad value throws naming the flag. */
+    SendLimits sendLimits() {
+        SendLimits l = SendLimits.UNSET;
+        l = parse(l, "--rate-limit", "rate", rateLimit);
+        l = rateBurst > 0 ? parse(l, "--rate-burst", "burst", Integer.toString(rateBurst)) : l;
+        l = parse(l, "--bandwidth-limit", "bandwidth", bandwidthLimit);
+        l = parse(l, "--over-limit", "over-limit", overLimit);
+        return l.withDefaults(SendLimits.NONE);
+    }
+
+    private static SendLimits parse(SendLimits l, String flag, String key, String value) {
+        try {
+            return SendLimits.parse(l, key, value.trim().toLowerCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(flag + ": " + e.getMessage());
+        }
+    }
 
     /** The rules, in order; a bad one throws {@link IllegalArgumentException} naming where it is. */
     RoutingTable table() {

@@ -21,7 +21,12 @@ final class SessionOptions {
                     + "hosts on other nodes open sessions of this node's clients there (default: ws(s)://<listen address>).")
     String url;
 
+    @Option(names = "--session-full-client-details",
+            description = "schema=session: a host's session offer names the client's whole address "
+                    + "(default ${DEFAULT-VALUE}: truncated to /24 or /48; the token's sub is always given).")
+    boolean fullClientDetails;
+
     SessionConfig toConfig() {
-        return new SessionConfig(openTimeout, maxPending, url);
+        return new SessionConfig(openTimeout, maxPending, url, fullClientDetails);
     }
 }

@@ -1,16 +1,8 @@
 package dev.crossbar.server.cluster;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
+import dev.crossbar.server.config.CaCertificates;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.util.Collection;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /** Builds the TLS context that trusts the CA certificates of a PEM file, as NATS deployments issue them. */
 public final class NatsTls {
@@ -24,24 +16,6 @@ public final class NatsTls {
      * @throws IllegalArgumentException naming the file, when it holds no usable certificate
      */
     public static SSLContext trusting(Path caFile) {
-        try (InputStream in = Files.newInputStream(caFile)) {
-            Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
-            if (certs.isEmpty()) {
-                throw new IllegalArgumentException("natsTlsCa: " + caFile + " (expected: PEM certificates, found none)");
-            }
-            KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-            trust.load(null, null);
-            int i = 0;
-            for (Certificate c : certs) {
-                trust.setCertificateEntry("ca-" + i++, c);
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
-            SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(null, tmf.getTrustManagers(), null);
-            return ctx;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("natsTlsCa: " + caFile + " (expected: PEM certificates): " + e.getMessage(), e);
-        }
+        return CaCertificates.trusting(caFile, "natsTlsCa");
     }
 }

@@ -20,6 +20,8 @@ public final class AuthConfig {
     public static final int DEFAULT_MAX_REVOCATIONS = 10_000;
     /** How long a revocation is kept when the revoked token's expiry is not known. */
     public static final Duration DEFAULT_REVOCATION_TTL = Duration.ofHours(24);
+    /** How often the identity provider's key set ({@code --auth-jwks-url}) is fetched again. */
+    public static final Duration DEFAULT_JWKS_REFRESH = Duration.ofMinutes(5);
     /** The statistics endpoints that {@code --stats-require-admin} protects (they show who is connected). */
     public static final Set<String> STATS_PATHS = Set.of("/stats", "/ws", "/metrics");
 
@@ -33,6 +35,9 @@ public final class AuthConfig {
     private final Set<String> adminPaths;
     private final int maxRevocations;
     private final Duration revocationTtl;
+    private final java.nio.file.Path revocationFile;
+    private final Duration jwksRefresh;
+    private final java.nio.file.Path jwksCa;
 
     private AuthConfig(Builder b) {
         this.keys = b.keys;
@@ -48,6 +53,12 @@ public final class AuthConfig {
         if (revocationTtl.isZero() || revocationTtl.isNegative()) {
             throw new IllegalArgumentException("revocationTtl: " + revocationTtl + " (expected: > 0)");
         }
+        this.revocationFile = b.revocationFile;
+        this.jwksRefresh = requireNonNull(b.jwksRefresh, "jwksRefresh");
+        if (jwksRefresh.compareTo(Duration.ofSeconds(10)) < 0) {
+            throw new IllegalArgumentException("jwksRefresh: " + jwksRefresh + " (expected: >= 10s)");
+        }
+        this.jwksCa = b.jwksCa;
         this.firstMessage = b.firstMessage;
         Set<String> paths = new LinkedHashSet<>();
         for (String p : requireNonNull(b.adminPaths, "adminPaths")) {
@@ -117,6 +128,21 @@ public final class AuthConfig {
         return revocationTtl;
     }
 
+    /** How often a key set from {@code --auth-jwks-url} is fetched again. */
+    public Duration jwksRefresh() {
+        return jwksRefresh;
+    }
+
+    /** The CA that signed the identity provider's certificate ({@code --auth-jwks-ca}), or null for the JVM's. */
+    public java.nio.file.Path jwksCa() {
+        return jwksCa;
+    }
+
+    /** Where a node on its own keeps revocations across restarts ({@code --auth-revocation-file}), or null. */
+    public java.nio.file.Path revocationFile() {
+        return revocationFile;
+    }
+
     @Override
     public String toString() {
         return enabled()
@@ -134,6 +160,9 @@ public final class AuthConfig {
         private Set<String> adminPaths = Set.of();
         private int maxRevocations = DEFAULT_MAX_REVOCATIONS;
         private Duration revocationTtl = DEFAULT_REVOCATION_TTL;
+        private java.nio.file.Path revocationFile;
+        private Duration jwksRefresh = DEFAULT_JWKS_REFRESH;
+        private java.nio.file.Path jwksCa;
 
         private Builder() {
         }
@@ -146,6 +175,9 @@ public final class AuthConfig {
             adminPaths = c.adminPaths;
             maxRevocations = c.maxRevocations;
             revocationTtl = c.revocationTtl;
+            revocationFile = c.revocationFile;
+            jwksRefresh = c.jwksRefresh;
+            jwksCa = c.jwksCa;
         }
 
         /** The verification keys; null turns access control off. */
@@ -181,6 +213,22 @@ public final class AuthConfig {
 
         public Builder revocationTtl(Duration v) {
             revocationTtl = v;
+            return this;
+        }
+
+        /** Null (the default): revocations in memory, or in the cluster's bucket with NATS. */
+        public Builder revocationFile(java.nio.file.Path v) {
+            revocationFile = v;
+            return this;
+        }
+
+        public Builder jwksRefresh(Duration v) {
+            jwksRefresh = v;
+            return this;
+        }
+
+        public Builder jwksCa(java.nio.file.Path v) {
+            jwksCa = v;
             return this;
         }
 

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.replay.ReplayLimits;
 import dev.crossbar.core.route.RoutingTable;
+import dev.crossbar.core.route.SendLimits;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -104,6 +105,28 @@ public final class ServerConfig {
     public static final int MIN_STATS_CLUSTER_MAX_REPLY_BYTES = 4096;
     /** Off: {@code X-Forwarded-For} is whatever the client says unless a trusted proxy set it. */
     public static final boolean DEFAULT_TRUST_FORWARDED_FOR = false;
+    /**
+     * New connections per second from one address (a bucket of one second's worth), 0 for no limit:
+     * off by default, as a campus NAT is one address (a class of 500 opening four sockets each at
+     * nine o'clock is 2,000 in seconds) and a load generator on one host is too. Where clients have
+     * addresses of their own (or behind --trusted-proxies), 20 refuses a script's flood of upgrades
+     * with 429 long before it costs anything.
+     */
+    public static final int DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS = 0;
+    /**
+     * What each sender may send on a stream whose rule sets no limit of its own: no limit, as
+     * before limits existed; {@code --rate-limit}, {@code --rate-burst}, {@code --bandwidth-limit}
+     * and {@code --over-limit} set them for all.
+     */
+    public static final SendLimits DEFAULT_SEND_LIMITS = SendLimits.NONE;
+    /** {@code --audit-log -}: audit events go to the main log, in its format. */
+    public static final String AUDIT_TO_MAIN_LOG = "-";
+    /** Off: the audit trail shows addresses truncated as statistics do (/24, /48). */
+    public static final boolean DEFAULT_AUDIT_FULL_ADDRESSES = false;
+    /** None: the socket's peer is the client; no header or PROXY protocol is believed. */
+    public static final TrustedProxies DEFAULT_TRUSTED_PROXIES = TrustedProxies.NONE;
+    /** Off: connections start with HTTP (or TLS), not with a PROXY protocol header. */
+    public static final boolean DEFAULT_PROXY_PROTOCOL = false;
     /** Longest node name: it appears in statistics and in the NATS server's connection list. */
     public static final int MAX_NODE_NAME_LENGTH = 64;
 
@@ -131,6 +154,12 @@ public final class ServerConfig {
     private final LogFormat logFormat;
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
+    private final int maxConnectionRatePerAddress;
+    private final TrustedProxies trustedProxies;
+    private final SendLimits defaultSendLimits;
+    private final String auditLog;
+    private final boolean auditFullAddresses;
+    private final boolean proxyProtocol;
     private final int maxTopics;
     private final List<String> allowedOrigins;
     private final Duration statsInterval;
@@ -203,6 +232,20 @@ public final class ServerConfig {
         this.logFormat = requireNonNull(b.logFormat, "logFormat");
         this.maxConnections = positive("maxConnections", b.maxConnections);
         this.maxConnectionsPerAddress = positive("maxConnectionsPerAddress", b.maxConnectionsPerAddress);
+        if (b.maxConnectionRatePerAddress < 0) {
+            throw new IllegalArgumentException("maxConnectionRatePerAddress: " + b.maxConnectionRatePerAddress
+                    + " (expected: >= 0 connections per second, 0 = off)");
+        }
+        this.maxConnectionRatePerAddress = b.maxConnectionRatePerAddress;
+        this.trustedProxies = requireNonNull(b.trustedProxies, "trustedProxies");
+        this.auditLog = b.auditLog == null || b.auditLog.isBlank() ? null : b.auditLog.strip();
+        this.auditFullAddresses = b.auditFullAddresses;
+        this.defaultSendLimits = requireNonNull(b.defaultSendLimits, "defaultSendLimits").withDefaults(SendLimits.NONE);
+        this.proxyProtocol = b.proxyProtocol;
+        if (proxyProtocol && !trustedProxies.any()) {
+            throw new IllegalArgumentException("proxyProtocol: on without trusted proxies (expected: --trusted-proxies "
+                    + "with the addresses of the proxies that send the PROXY header)");
+        }
         this.maxTopics = positive("maxTopics", b.maxTopics);
         this.allowedOrigins = List.copyOf(requireNonNull(b.allowedOrigins, "allowedOrigins"));
         for (String o : allowedOrigins) {
@@ -233,6 +276,11 @@ public final class ServerConfig {
                     + " (expected: an address other than listen)");
         }
         this.auth = requireNonNull(b.auth, "auth");
+        if (adminListen != null && !auth.enabled() && b.statsFullClientDetails && !isLoopback(adminListen)) {
+            throw new IllegalArgumentException("adminListen: " + adminListen.getHostString() + ":" + adminListen.getPort()
+                    + " with whole client addresses and no key: anyone reaching it would see who is connected "
+                    + "(expected: a loopback address, or an --auth-* key with --stats-require-admin)");
+        }
         this.tls = requireNonNull(b.tls, "tls");
         this.nodeName = b.nodeName != null ? b.nodeName : defaultNodeName();
         if (nodeName.isBlank() || nodeName.length() > MAX_NODE_NAME_LENGTH
@@ -460,6 +508,45 @@ public final class ServerConfig {
         return maxConnectionsPerAddress;
     }
 
+    private static boolean isLoopback(InetSocketAddress a) {
+        if (a.isUnresolved()) {
+            // A literal is read without a name lookup; of names, only localhost counts.
+            java.net.InetAddress literal = io.netty.util.NetUtil.createInetAddressFromIpAddressString(a.getHostString());
+            return literal != null ? literal.isLoopbackAddress() : a.getHostString().equals("localhost");
+        }
+        return a.getAddress().isLoopbackAddress();
+    }
+
+    /** New connections per second from one client address; 0 = no limit. */
+    public int maxConnectionRatePerAddress() {
+        return maxConnectionRatePerAddress;
+    }
+
+    /** Where the audit trail goes: a file, {@link #AUDIT_TO_MAIN_LOG}, or null for none. */
+    public String auditLog() {
+        return auditLog;
+    }
+
+    /** Whether the audit trail writes client addresses whole. */
+    public boolean auditFullAddresses() {
+        return auditFullAddresses;
+    }
+
+    /** What a sender may send where its stream's rule sets no limit (every key set). */
+    public SendLimits defaultSendLimits() {
+        return defaultSendLimits;
+    }
+
+    /** The proxies whose word on a client's address is taken ({@code --trusted-proxies}). */
+    public TrustedProxies trustedProxies() {
+        return trustedProxies;
+    }
+
+    /** Whether every connection starts with a PROXY protocol header from a trusted proxy. */
+    public boolean proxyProtocol() {
+        return proxyProtocol;
+    }
+
     public int maxTopics() {
         return maxTopics;
     }
@@ -573,6 +660,12 @@ public final class ServerConfig {
         private LogFormat logFormat = DEFAULT_LOG_FORMAT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private int maxConnectionRatePerAddress = DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS;
+        private TrustedProxies trustedProxies = DEFAULT_TRUSTED_PROXIES;
+        private SendLimits defaultSendLimits = DEFAULT_SEND_LIMITS;
+        private String auditLog;
+        private boolean auditFullAddresses = DEFAULT_AUDIT_FULL_ADDRESSES;
+        private boolean proxyProtocol = DEFAULT_PROXY_PROTOCOL;
         private int maxTopics = DEFAULT_MAX_TOPICS;
         private List<String> allowedOrigins = DEFAULT_ALLOWED_ORIGINS;
         private Duration statsInterval = DEFAULT_STATS_INTERVAL;
@@ -619,6 +712,12 @@ public final class ServerConfig {
             logFormat = c.logFormat;
             maxConnections = c.maxConnections;
             maxConnectionsPerAddress = c.maxConnectionsPerAddress;
+            maxConnectionRatePerAddress = c.maxConnectionRatePerAddress;
+            trustedProxies = c.trustedProxies;
+            defaultSendLimits = c.defaultSendLimits;
+            auditLog = c.auditLog;
+            auditFullAddresses = c.auditFullAddresses;
+            proxyProtocol = c.proxyProtocol;
             maxTopics = c.maxTopics;
             allowedOrigins = c.allowedOrigins;
             statsInterval = c.statsInterval;
@@ -760,6 +859,37 @@ public final class ServerConfig {
 
         public Builder maxConnectionsPerAddress(int v) {
             maxConnectionsPerAddress = v;
+            return this;
+        }
+
+        public Builder maxConnectionRatePerAddress(int v) {
+            maxConnectionRatePerAddress = v;
+            return this;
+        }
+
+        /** A file, {@link #AUDIT_TO_MAIN_LOG}, or null (the default) for no audit trail. */
+        public Builder auditLog(String v) {
+            auditLog = v;
+            return this;
+        }
+
+        public Builder auditFullAddresses(boolean v) {
+            auditFullAddresses = v;
+            return this;
+        }
+
+        public Builder defaultSendLimits(SendLimits v) {
+            defaultSendLimits = v;
+            return this;
+        }
+
+        public Builder trustedProxies(TrustedProxies v) {
+            trustedProxies = v;
+            return this;
+        }
+
+        public Builder proxyProtocol(boolean v) {
+            proxyProtocol = v;
             return this;
         }
 

@@ -47,6 +47,8 @@ public final class VerificationKeys {
     private final JWKSet jwks;
     private final Set<JWSAlgorithm> algorithms;
     private final String description;
+    /** The identity provider's key set URL ({@code --auth-jwks-url}), or null. */
+    private final java.net.URI jwksUrl;
 
     private VerificationKeys(byte[] secret, PublicKey publicKey, JWKSet jwks, Set<JWSAlgorithm> algorithms,
                              String description) {
@@ -55,6 +57,33 @@ public final class VerificationKeys {
         this.jwks = jwks;
         this.algorithms = algorithms;
         this.description = description;
+        this.jwksUrl = null;
+    }
+
+    private VerificationKeys(java.net.URI jwksUrl) {
+        this.secret = null;
+        this.publicKey = null;
+        this.jwks = null;
+        this.algorithms = Set.of(JWSAlgorithm.RS256, JWSAlgorithm.ES256);
+        this.description = "JWKS from " + jwksUrl + ", RS256/ES256";
+        this.jwksUrl = jwksUrl;
+    }
+
+    /**
+     * RS256 and ES256 with the keys an identity provider publishes at {@code url} (HTTPS only: the
+     * keys decide who gets in), fetched and refreshed while the relay runs.
+     */
+    public static VerificationKeys remoteJwks(java.net.URI url) {
+        requireNonNull(url, "url");
+        if (!"https".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
+            throw new IllegalArgumentException("auth JWKS URL: '" + url + "' (expected: https://host/path)");
+        }
+        return new VerificationKeys(url);
+    }
+
+    /** The identity provider's key set URL, or null for keys given at start. */
+    public java.net.URI jwksUrl() {
+        return jwksUrl;
     }
 
     /** HS256 with {@code secret} (its bytes as given, e.g. the UTF-8 of a passphrase). */

@@ -30,6 +30,8 @@ public final class HandshakeFailures {
         TOO_MANY_CONNECTIONS,
         /** Too many connections from one remote address (429). */
         TOO_MANY_FROM_ADDRESS,
+        /** Too many new connections per second from one remote address (429). */
+        CONNECTION_RATE,
         /** The connection would create a topic beyond the topic limit (503). */
         TOPIC_LIMIT,
         /** A {@code /session/...} path at which no session waits: guessed, spent or expired (404). */

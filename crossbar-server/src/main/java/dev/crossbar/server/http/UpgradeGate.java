@@ -1,5 +1,6 @@
 package dev.crossbar.server.http;
 
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.InvalidRouteException;
@@ -105,6 +106,8 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
         Refused refused = ctx.channel().hasAttr(Refused.KEY) ? ctx.channel().attr(Refused.KEY).get() : null;
         if (refused != null) {
             failures.record(refused.reason());
+            Audit.event("refused").address(RealAddress.of(ctx.channel())).code(refused.status().code())
+                    .reason(refused.text()).log();
             HttpResponses.error(ctx, refused.status(), refused.text());
             return false;
         }
@@ -206,11 +209,15 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The client's address: the socket's peer, or, when the relay trusts its proxy, the last
+     * The client's address: as a trusted proxy reported it ({@link RealAddress}), else the socket's
+     * peer, or, when the relay trusts any proxy ({@code --trust-forwarded-for}), the last
      * address in {@code X-Forwarded-For}, which is the one that proxy appended (earlier entries
      * are whatever the client claimed).
      */
     String clientAddress(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (ctx.channel().hasAttr(RealAddress.KEY) && ctx.channel().attr(RealAddress.KEY).get() != null) {
+            return RealAddress.format(ctx.channel().attr(RealAddress.KEY).get()); // from a trusted proxy
+        }
         if (trustForwardedFor) {
             String forwarded = lastForwardedFor(request.headers().getAll(X_FORWARDED_FOR));
             if (forwarded != null) {

@@ -21,7 +21,7 @@ public final class DefaultLogs extends ContextAwareBase implements Configurator 
         if (DefaultLogs.class.getResource("/logback-test.xml") != null) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
-        Logs.configure(context, ServerConfig.DEFAULT_LOG_FORMAT, ServerConfig.DEFAULT_LOG_LEVEL, false);
+        Logs.configure(context, ServerConfig.DEFAULT_LOG_FORMAT, ServerConfig.DEFAULT_LOG_LEVEL, null, false);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 }

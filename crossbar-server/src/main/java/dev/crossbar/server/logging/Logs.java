@@ -6,6 +6,10 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import ch.qos.logback.core.rolling.RollingFileAppender;
+import ch.qos.logback.core.rolling.SizeAndTimeBasedRollingPolicy;
+import ch.qos.logback.core.util.FileSize;
+import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.config.LogFormat;
 import dev.crossbar.server.config.ServerConfig;
 import java.util.concurrent.Executors;
@@ -24,17 +28,33 @@ import org.slf4j.LoggerFactory;
 public final class Logs {
 
     private static final String APPENDER = "crossbar";
+    private static final String AUDIT_APPENDER = "crossbar-audit";
+    /** An audit file is rolled over (gzipped) each day, and sooner when it reaches this size. */
+    static final String AUDIT_MAX_FILE_SIZE = "100MB";
+    /** Days of rolled audit files kept. */
+    static final int AUDIT_MAX_HISTORY_DAYS = 90;
+    /** All rolled audit files together; the oldest go first past it. */
+    static final String AUDIT_TOTAL_SIZE_CAP = "2GB";
     private static final RepeatLimiter REPEATS = new RepeatLimiter();
     private static ScheduledExecutorService reporter;
 
     private Logs() {
     }
 
-    /** Applies {@code format} and {@code level} to every logger from now on. */
+    /** Applies {@code format} and {@code level} to every logger from now on; no audit trail. */
     public static void configure(LogFormat format, String level) {
+        configure(format, level, null);
+    }
+
+    /**
+     * As above, and sends the audit trail ({@link Audit}) to {@code auditLog}: a file of JSON lines
+     * (rotated daily and at {@link #AUDIT_MAX_FILE_SIZE}, {@link #AUDIT_MAX_HISTORY_DAYS} days and
+     * {@link #AUDIT_TOTAL_SIZE_CAP} kept), {@code -} for the main log, or null for none.
+     */
+    public static void configure(LogFormat format, String level, String auditLog) {
         ILoggerFactory factory = LoggerFactory.getILoggerFactory();
         if (factory instanceof LoggerContext context) {
-            configure(context, format, level, true);
+            configure(context, format, level, auditLog, true);
         }
     }
 
@@ -42,7 +62,8 @@ public final class Logs {
      * As above, on {@code context}; {@code limitRepeats}: with the filter that holds repeats back
      * (not while Logback is still configuring itself, before the relay's own settings).
      */
-    static synchronized void configure(LoggerContext context, LogFormat format, String level, boolean limitRepeats) {
+    static synchronized void configure(LoggerContext context, LogFormat format, String level, String auditLog,
+                                       boolean limitRepeats) {
         Level l = Level.toLevel(ServerConfig.checkLogLevel(level));
         ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
@@ -55,6 +76,7 @@ public final class Logs {
         root.addAppender(appender);
         root.setLevel(l);
         context.getLogger("io.netty").setLevel(l.isGreaterOrEqual(Level.INFO) ? Level.WARN : l);
+        audit(context, auditLog);
         if (!limitRepeats) {
             return;
         }
@@ -70,6 +92,41 @@ public final class Logs {
             long period = TimeUnit.NANOSECONDS.toMillis(RepeatLimiter.WINDOW_NANOS);
             reporter.scheduleAtFixedRate(REPEATS::report, period, period, TimeUnit.MILLISECONDS);
         }
+    }
+
+    private static void audit(LoggerContext context, String auditLog) {
+        ch.qos.logback.classic.Logger audit = context.getLogger(Audit.LOGGER);
+        audit.detachAndStopAllAppenders();
+        if (auditLog == null) {
+            audit.setLevel(Level.OFF);
+            audit.setAdditive(false);
+            return;
+        }
+        audit.setLevel(Level.INFO);
+        if (auditLog.equals(ServerConfig.AUDIT_TO_MAIN_LOG)) {
+            audit.setAdditive(true);
+            return;
+        }
+        RollingFileAppender<ILoggingEvent> file = new RollingFileAppender<>();
+        file.setContext(context);
+        file.setName(AUDIT_APPENDER);
+        file.setFile(auditLog);
+        SizeAndTimeBasedRollingPolicy<ILoggingEvent> policy = new SizeAndTimeBasedRollingPolicy<>();
+        policy.setContext(context);
+        policy.setParent(file);
+        policy.setFileNamePattern(auditLog + ".%d{yyyy-MM-dd}.%i.gz");
+        policy.setMaxFileSize(FileSize.valueOf(AUDIT_MAX_FILE_SIZE));
+        policy.setMaxHistory(AUDIT_MAX_HISTORY_DAYS);
+        policy.setTotalSizeCap(FileSize.valueOf(AUDIT_TOTAL_SIZE_CAP));
+        policy.start();
+        file.setRollingPolicy(policy);
+        JsonLineEncoder json = new JsonLineEncoder();
+        json.setContext(context);
+        json.start();
+        file.setEncoder(json);
+        file.start();
+        audit.addAppender(file);
+        audit.setAdditive(false);
     }
 
     private static Encoder<ILoggingEvent> encoder(LoggerContext context, LogFormat format) {

@@ -1,6 +1,7 @@
 package dev.crossbar.server.logging;
 
 import ch.qos.logback.classic.Level;
+import dev.crossbar.server.audit.Audit;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.spi.FilterReply;
@@ -42,7 +43,9 @@ public final class RepeatLimiter extends TurboFilter {
 
     @Override
     public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
-        if (format == null || logger.getName().equals(REPORTER) || !logger.isEnabledFor(level)) {
+        // The audit trail is never thinned: every event in it is one the operator asked to keep.
+        if (format == null || logger.getName().equals(REPORTER) || logger.getName().equals(Audit.LOGGER)
+                || !logger.isEnabledFor(level)) {
             return FilterReply.NEUTRAL;
         }
         long now = System.nanoTime();

@@ -1,5 +1,8 @@
 package dev.crossbar.server.pair;
 
+import dev.crossbar.server.auth.Permit;
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -73,6 +76,10 @@ final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost 
             group.add(ctx.channel());
             registered = true;
             registry.addHost(this);
+            Permit permit = ctx.channel().hasAttr(Permit.KEY) ? ctx.channel().attr(Permit.KEY).get() : null;
+            Audit.event("connect").field("connection", ctx.channel().id().asShortText())
+                    .address(RealAddress.of(ctx.channel())).topic(SessionRegistry.name(stream)).role("host")
+                    .sub(permit == null ? null : permit.grant().sub()).jti(permit == null ? null : permit.grant().jti()).log();
             log.debug("{} hosts {}", ctx.channel(), SessionRegistry.name(stream));
         }
         ctx.fireUserEventTriggered(evt);
@@ -89,7 +96,7 @@ final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost 
 
     /** Tells the host to open {@code session}; any thread. */
     @Override
-    public void offer(Session session, ClientInfo client) {
+    public void offer(Session session, Map<String, Object> client) {
         sessions.add(session);
         if (gone) {
             // Raced with the host's departure, which may not have seen this session.
@@ -118,10 +125,7 @@ final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost 
         }
     }
 
-    static String offerJson(Session session, ClientInfo client) {
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("remoteAddr", client == null ? null : client.remoteAddress());
-        c.put("userAgent", client == null ? null : client.userAgent());
+    static String offerJson(Session session, Map<String, Object> c) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("type", "session");
         m.put("session", session.path());

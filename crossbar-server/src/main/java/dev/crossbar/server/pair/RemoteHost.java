@@ -24,10 +24,7 @@ final class RemoteHost implements SessionHost {
     }
 
     @Override
-    public void offer(Session session, ClientInfo client) {
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("remoteAddr", client == null ? null : client.remoteAddress());
-        c.put("userAgent", client == null ? null : client.userAgent());
+    public void offer(Session session, Map<String, Object> c) {
         Map<String, Object> offer = new LinkedHashMap<>();
         offer.put("key", session.stream().name());
         offer.put("stream", SessionRegistry.name(session.stream()));

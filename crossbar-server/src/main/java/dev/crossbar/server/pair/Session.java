@@ -109,6 +109,8 @@ final class Session {
 
     private void ended(State was, SessionEnd from, WebSocketCloseStatus status, String reason) {
         cancelTimer();
+        client.audit(was == State.PAIRED ? "session-ended" : "session-unopened").field("session", id)
+                .code(status.code()).reason(reason).log();
         registry.ended(this, was);
         host.forget(this);
         if (client != from) {

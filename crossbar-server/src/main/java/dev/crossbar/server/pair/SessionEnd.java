@@ -1,5 +1,9 @@
 package dev.crossbar.server.pair;
 
+import dev.crossbar.server.auth.Permit;
+import dev.crossbar.server.http.RealAddress;
+import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.audit.ClientAddresses;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.TopicKey;
@@ -121,9 +125,12 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
             return;
         }
         if (side == Side.CLIENT) {
+            audit("connect").log();
             offer(ctx);
         } else if (session.pair()) {
             SessionEnd client = session.client();
+            client.audit("session-opened").field("session", session.id())
+                    .field("host", Audit.address(RealAddress.of(ctx.channel()))).log();
             attach(client);
             client.ctx.executor().execute(() -> client.attach(this));
             log.debug("{} opened session {} on {}", ctx.channel(), session.path(), SessionRegistry.name(stream));
@@ -144,7 +151,7 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
         Session s = session;
         s.openTimer(ctx.executor().schedule(() -> s.endUnlessOpen(CloseCodes.TRY_AGAIN_LATER,
                 "host did not open the session within " + timeoutMillis + " ms"), timeoutMillis, TimeUnit.MILLISECONDS));
-        s.host().offer(s, ctx.channel().attr(ClientInfo.KEY).get());
+        s.host().offer(s, offeredClient());
     }
 
     /** Pairs this side with {@code other}: early messages go first, then reading starts. Own loop. */
@@ -297,6 +304,36 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
             session.end(this, CloseCodes.GOING_AWAY, (side == Side.CLIENT ? "client" : "host") + " went away");
         }
         ctx.fireChannelInactive();
+    }
+
+    /**
+     * What a host is told of this client: its address (truncated to its network unless the operator
+     * allows more, {@code --session-full-client-details}), user agent, and its token's {@code sub}.
+     */
+    java.util.Map<String, Object> offeredClient() {
+        ClientInfo client = ctx.channel().attr(ClientInfo.KEY).get();
+        java.util.Map<String, Object> c = new java.util.LinkedHashMap<>();
+        String address = client == null ? null : client.remoteAddress();
+        c.put("remoteAddr", address == null || registry.config().fullClientDetails() ? address
+                : ClientAddresses.truncate(address));
+        c.put("userAgent", client == null ? null : client.userAgent());
+        Permit permit = ctx.channel().hasAttr(Permit.KEY) ? ctx.channel().attr(Permit.KEY).get() : null;
+        if (permit != null && permit.grant().sub() != null) {
+            c.put("sub", permit.grant().sub());
+        }
+        return c;
+    }
+
+    /** An audit event about this side's client: address, token, stream and role. Any thread. */
+    Audit.Event audit(String type) {
+        Audit.Event e = Audit.event(type).field("connection", ctx.channel().id().asShortText())
+                .address(RealAddress.of(ctx.channel())).topic(SessionRegistry.name(stream))
+                .role(side == Side.CLIENT ? "client" : "host");
+        Permit permit = ctx.channel().hasAttr(Permit.KEY) ? ctx.channel().attr(Permit.KEY).get() : null;
+        if (permit != null) {
+            e.sub(permit.grant().sub()).jti(permit.grant().jti());
+        }
+        return e;
     }
 
     @Override

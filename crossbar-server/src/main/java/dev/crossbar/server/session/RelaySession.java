@@ -11,9 +11,11 @@ import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
+import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.auth.Permit;
 import dev.crossbar.server.config.SlowConsumerPolicy;
 import dev.crossbar.server.http.HandshakeTimeout;
+import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
@@ -62,6 +64,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private final int latencySocketBytes;
     private final long backpressureTimeoutNanos;
     private final long maxLosslessBacklogBytes;
+    private final SendBrakes brakes;
 
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private ChannelHandlerContext ctx;
@@ -76,6 +79,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
     private Outlet outlet;
     /** How this receiver takes what it falls behind on; set on joining. */
     private DeliveryMode mode;
+    /** This sender's limits (picked when it joins); {@link SendBrake#NONE} without any. */
+    private SendBrake brake = SendBrake.NONE;
+    /** What a message over the limits costs: the connection (true) or the message. */
+    private boolean closeOverLimit;
+    /** The limits, for the close reason. */
+    private dev.crossbar.core.route.SendLimits limits;
     /** Whether this connection's stream is lossless ({@code slow=backpressure}); read by a drain, any thread. */
     private volatile boolean lossless;
     /**
@@ -94,10 +103,11 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
      *                        the senders back may read nothing before it is closed
      * @param maxLosslessBacklogBytes on {@code slow=backpressure} streams: bytes a receiver may have
      *                        waiting (messages from other nodes, which arrive while the hold travels)
+     * @param brakes          each sender's rate and bandwidth limits
      */
     public RelaySession(Router router, ChannelGroup sessions, int maxQueueBytes, long maxBacklogBytes, long stallNanos,
                         SlowConsumerPolicy slowPolicy, long slowGraceMillis, int latencySocketBytes,
-                        long backpressureTimeoutNanos, long maxLosslessBacklogBytes) {
+                        long backpressureTimeoutNanos, long maxLosslessBacklogBytes, SendBrakes brakes) {
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.maxQueueBytes = maxQueueBytes;
@@ -108,6 +118,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         this.latencySocketBytes = latencySocketBytes;
         this.backpressureTimeoutNanos = backpressureTimeoutNanos;
         this.maxLosslessBacklogBytes = Math.max(maxBacklogBytes, maxLosslessBacklogBytes);
+        this.brakes = requireNonNull(brakes, "brakes");
     }
 
     @Override
@@ -144,13 +155,17 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(WebSocketCloseStatus.INTERNAL_SERVER_ERROR, "no route for this connection");
             return;
         }
-        identity = new ClientIdentity(ctx.channel().id().asShortText(), client.remoteAddress(), client.userAgent());
+        identity = new ClientIdentity(ctx.channel().id().asShortText(), client.remoteAddress(), client.userAgent(),
+                permit == null ? null : permit.grant().sub(), permit == null ? null : permit.grant().jti());
         ChannelHandlerContext out = requireNonNull(ctx.pipeline().context(WebSocketFrameEncoder.class),
                 "no WebSocket frame encoder");
         StreamOptions options = router.topics().routing().resolve(client.route().topic());
         lossless = options.lossless();
         boolean paced = client.route().canReceive() && (options.boundsLatency() || options.lossless());
         outlet = new Outlet(out, lifecycle, !paced);
+        limits = brakes.limitsFor(options);
+        brake = brakes.brakeFor(limits, client.route().canSend(), System.nanoTime());
+        closeOverLimit = limits.over() == dev.crossbar.core.route.SendLimits.OverLimit.CLOSE;
         try {
             topic = router.join(this);
         } catch (TopicLimitException e) {
@@ -161,6 +176,7 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         mode = deliveryMode(ctx.channel(), options);
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
+        audit("connect").log();
     }
 
     /** The receiver's delivery mode, from its stream's rule. */
@@ -182,10 +198,39 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
                 readAtNanos = System.nanoTime();
                 readStamped = true;
             }
-            router.publish(this, topic, msg instanceof TextWebSocketFrame, ((ByteBufHolder) msg).content(), ctx.alloc(),
-                    readAtNanos);
+            ByteBuf payload = ((ByteBufHolder) msg).content();
+            if (!brake.admit(payload.readableBytes(), readAtNanos)) {
+                payload.release();
+                overLimit();
+                return;
+            }
+            router.publish(this, topic, msg instanceof TextWebSocketFrame, payload, ctx.alloc(), readAtNanos);
         } else {
             ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** An audit event about this connection: its address, token, path and role filled in. */
+    private Audit.Event audit(String type) {
+        Audit.Event e = Audit.event(type).field("connection", ctx.channel().id().asShortText())
+                .address(RealAddress.of(ctx.channel())).topic(client.route().path()).role(client.route().role().label());
+        if (permit != null) {
+            e.sub(permit.grant().sub()).jti(permit.grant().jti());
+        }
+        return e;
+    }
+
+    /** A message over this sender's limits: dropped and counted, or the connection closed (1008). */
+    private void overLimit() {
+        if (!closeOverLimit) {
+            brakes.counts().dropped.increment();
+            return;
+        }
+        if (brake != SendBrake.STOPPED) {
+            brake = SendBrake.STOPPED; // nothing more it sends is relayed
+            brakes.counts().closed.increment();
+            log.debug("{} over its send limit ({}); closing", ctx.channel(), limits.describe());
+            close(CloseCodes.POLICY_VIOLATION, "over the send limit (" + limits.describe() + ")");
         }
     }
 
@@ -200,6 +245,8 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (topic != null) {
             router.leave(this);
             topic = null;
+            audit("close").code(lifecycle.closeCode()).reason(lifecycle.closeCode() == 0 ? "closed by the client"
+                    : lifecycle.closeReason()).bytes(stats.bytesIn(), stats.bytesOut()).log();
         }
         if (mode != null) {
             mode.end();

@@ -1,7 +1,8 @@
 package dev.crossbar.server.stats;
 
+import dev.crossbar.server.audit.ClientAddresses;
+
 import dev.crossbar.server.stats.Snapshot.ClientView;
-import io.netty.util.NetUtil;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,7 +21,7 @@ public enum ClientDetails {
     FULL;
 
     /** What an address that is not an IP literal (e.g. a proxy's odd X-Forwarded-For) becomes. */
-    static final String HIDDEN = "hidden";
+    static final String HIDDEN = ClientAddresses.HIDDEN;
     /** Longest product name kept: a product token is short, a longer one is not a product name. */
     static final int MAX_PRODUCT_CHARS = 40;
 
@@ -43,59 +44,14 @@ public enum ClientDetails {
         for (ClientView c : clients) {
             out.add(new ClientView(c.topic(), c.broadcaster(), c.connected(), address(c.remoteAddr()),
                     userAgent(c.userAgent()), c.stats(), c.id(), c.path(), c.schema(), c.role(), c.connectedAt(),
-                    c.connectedSeconds(), c.in(), c.out(), c.dropped(), c.refused(), c.node()));
+                    c.connectedSeconds(), c.in(), c.out(), c.dropped(), c.refused(), c.node(), null, null));
         }
         return out;
     }
 
-    /**
-     * An IPv4 address as its /24 ({@code 192.0.2.0/24}), an IPv6 one as its /48
-     * ({@code 2001:db8:1::/48}), the port dropped; anything that is not an IP literal (with or without
-     * a port) as {@value #HIDDEN}. Parsed by hand (Netty's {@link NetUtil}), never through a name
-     * lookup. Idempotent, so a row truncated by another node passes unchanged.
-     */
+    /** An address as statistics show it by default; see {@link ClientAddresses#truncate}. */
     static String address(String addr) {
-        if (addr == null || addr.isEmpty()) {
-            return "";
-        }
-        int slash = addr.indexOf('/');
-        if (slash >= 0) {
-            // Already a prefix: keep it if it is one of ours (or shorter), else hide it.
-            byte[] ip = literal(addr.substring(0, slash));
-            try {
-                int prefix = Integer.parseInt(addr.substring(slash + 1));
-                if (ip != null && prefix >= 0 && prefix <= (ip.length == 4 ? 24 : 48)) {
-                    return addr;
-                }
-            } catch (NumberFormatException e) {
-                // not a prefix length
-            }
-            return HIDDEN;
-        }
-        byte[] ip = literal(addr);
-        if (ip == null) {
-            int colon = addr.lastIndexOf(':');
-            if (colon > 0 && colon < addr.length() - 1 && addr.substring(colon + 1).chars().allMatch(Character::isDigit)) {
-                ip = literal(addr.substring(0, colon)); // host:port, [v6]:port, or v6:port as the JDK prints it
-            }
-        }
-        if (ip == null) {
-            return HIDDEN;
-        }
-        if (ip.length == 4) {
-            return (ip[0] & 0xFF) + "." + (ip[1] & 0xFF) + "." + (ip[2] & 0xFF) + ".0/24";
-        }
-        return String.format("%x:%x:%x::/48", word(ip, 0), word(ip, 2), word(ip, 4));
-    }
-
-    /** The bytes of an IP literal (IPv4-mapped IPv6 as IPv4, brackets allowed), or null. */
-    private static byte[] literal(String s) {
-        String a = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
-        byte[] ip = NetUtil.createByteArrayFromIpAddressString(a);
-        if (ip != null && ip.length == 16 && isV4Mapped(ip)) {
-            return new byte[] {ip[12], ip[13], ip[14], ip[15]};
-        }
-        return ip;
+        return ClientAddresses.truncate(addr);
     }
 
     /**
@@ -118,18 +74,5 @@ public enum ClientDetails {
             end++;
         }
         return s.substring(0, end);
-    }
-
-    private static boolean isV4Mapped(byte[] ip) {
-        for (int i = 0; i < 10; i++) {
-            if (ip[i] != 0) {
-                return false;
-            }
-        }
-        return ip[10] == (byte) 0xFF && ip[11] == (byte) 0xFF;
-    }
-
-    private static int word(byte[] ip, int i) {
-        return ((ip[i] & 0xFF) << 8) | (ip[i + 1] & 0xFF);
     }
 }

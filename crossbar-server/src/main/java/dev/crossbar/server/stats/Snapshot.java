@@ -126,10 +126,14 @@ public record Snapshot(String node, String time, String startedAt, double uptime
      * @param dropped messages meant for this client that it did not get (slow consumer)
      * @param refused messages this client sent that were not relayed (its role may not send)
      * @param node the node the client is connected to
+     * @param sub the subject of the client's token (who the identity provider says it is); only in the
+     *            {@code full} view (an administrator's), absent otherwise and without a token
+     * @param jti the id of the client's token, what an administrator revokes; as {@code sub}
      */
     public record ClientView(String topic, boolean broadcaster, String connected, String remoteAddr, String userAgent,
                              LegacyStats stats, String id, String path, String schema, String role,
                              String connectedAt, double connectedSeconds, Flow in, Flow out, long dropped, long refused,
-                             String node) {
+                             String node, @JsonInclude(JsonInclude.Include.NON_NULL) String sub,
+                             @JsonInclude(JsonInclude.Include.NON_NULL) String jti) {
     }
 }

@@ -207,7 +207,8 @@ final class Snapshotter {
         return new ClientView(display, m.route().canSend(), GoFormat.time(s.connectedAtMillis()), remote, userAgent,
                 legacy, id, m.route().path(), m.route().schema().name(), m.route().role().label(),
                 Instant.ofEpochMilli(s.connectedAtMillis()).toString(),
-                (nowNanos - s.connectedAtNanos()) / NANOS_PER_SECOND, in, out, t.dropped(), t.refused(), node);
+                (nowNanos - s.connectedAtNanos()) / NANOS_PER_SECOND, in, out, t.dropped(), t.refused(), node,
+                who.sub(), who.jti());
     }
 
     private static Flow flow(long messages, long bytes, double rate, double byteRate, long lastNanos, long nowNanos) {

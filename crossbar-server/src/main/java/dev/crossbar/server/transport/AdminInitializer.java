@@ -2,6 +2,8 @@ package dev.crossbar.server.transport;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HttpEndpoint;
@@ -25,8 +27,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *  socket → handshake-timeout → idle → http-codec → http-aggregator → keep-alive
- *         → upgrade-gate (endpoints only)
+ *         → [admin-guard] → upgrade-gate (endpoints only)
  * </pre>
+ *
+ * With {@code --stats-require-admin}, {@code admin-guard} asks for the admin token here as on the
+ * main address: a separate address is no reason to show who is connected to whoever reaches it.
  *
  * The stats socket endpoint adds its own WebSocket handlers behind the gate when it accepts an upgrade.
  */
@@ -36,17 +41,25 @@ public final class AdminInitializer extends ChannelInitializer<SocketChannel> {
     /** The configuration and endpoints new connections get; replaced together by a reload. */
     private volatile Assembly current;
 
-    private record Assembly(ServerConfig config, Map<String, HttpEndpoint> endpoints) {
+    private record Assembly(ServerConfig config, Map<String, HttpEndpoint> endpoints, AdminGuard adminGuard) {
     }
 
-    public AdminInitializer(ServerConfig config, Map<String, HttpEndpoint> endpoints, HandshakeFailures failures) {
+    /** Access control, or null when tokens are off. */
+    private final AccessControl access;
+
+    /** @param access access control, or null: with {@code --stats-require-admin} the same guard as the main address */
+    public AdminInitializer(ServerConfig config, Map<String, HttpEndpoint> endpoints, HandshakeFailures failures,
+                            AccessControl access) {
         this.failures = requireNonNull(failures, "failures");
+        this.access = access;
         reconfigure(config, endpoints);
     }
 
     /** Assembles connections from now on after {@code config} (a reload); those open keep theirs. */
     public void reconfigure(ServerConfig config, Map<String, HttpEndpoint> endpoints) {
-        current = new Assembly(requireNonNull(config, "config"), Map.copyOf(endpoints));
+        AdminGuard guard = access == null || access.config().adminPaths().isEmpty()
+                ? null : new AdminGuard(access, access.config().adminPaths());
+        current = new Assembly(requireNonNull(config, "config"), Map.copyOf(endpoints), guard);
     }
 
     @Override
@@ -63,6 +76,9 @@ public final class AdminInitializer extends ChannelInitializer<SocketChannel> {
                 CrossbarInitializer.MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(CrossbarInitializer.MAX_UPGRADE_REQUEST_BYTES));
         p.addLast("keep-alive", new HttpKeepAlive(config.httpIdleTimeout().toMillis()));
+        if (a.adminGuard() != null) {
+            p.addLast("admin-guard", a.adminGuard()); // the same rule as on the main address
+        }
         p.addLast("upgrade-gate", new UpgradeGate(null, endpoints, failures, config.trustForwardedFor(), Set.of(), null));
     }
 }

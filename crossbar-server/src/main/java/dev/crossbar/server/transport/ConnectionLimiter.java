@@ -12,7 +12,7 @@ public final class ConnectionLimiter {
 
     /** Why a connection was refused; {@code null} from {@link #tryAcquire} means admitted. */
     public enum Refusal {
-        TOO_MANY_CONNECTIONS, TOO_MANY_FROM_ADDRESS
+        TOO_MANY_CONNECTIONS, TOO_MANY_FROM_ADDRESS, CONNECTION_RATE
     }
 
     /** Limits, changed by a configuration reload; connections already open are kept. */
@@ -38,10 +38,41 @@ public final class ConnectionLimiter {
 
     /** Admits one connection from {@code address}, or says why not (and then holds nothing). */
     public Refusal tryAcquire(InetAddress address) {
+        Refusal refusal = tryAcquireTotal();
+        if (refusal != null) {
+            return refusal;
+        }
+        refusal = tryAcquireAddress(address);
+        if (refusal != null) {
+            releaseTotal();
+        }
+        return refusal;
+    }
+
+    /** Releases a connection admitted by {@link #tryAcquire}. */
+    public void release(InetAddress address) {
+        releaseTotal();
+        releaseAddress(address);
+    }
+
+    /**
+     * Counts one connection against the total only: its address is not known yet (a proxy will
+     * say it), and {@link #tryAcquireAddress} follows once it is.
+     */
+    public Refusal tryAcquireTotal() {
         if (total.incrementAndGet() > maxTotal) {
             total.decrementAndGet();
             return Refusal.TOO_MANY_CONNECTIONS;
         }
+        return null;
+    }
+
+    public void releaseTotal() {
+        total.decrementAndGet();
+    }
+
+    /** Counts one connection against its address's limit, or says why not (and then holds nothing of it). */
+    public Refusal tryAcquireAddress(InetAddress address) {
         boolean[] admitted = {false};
         perAddress.compute(address, (a, count) -> {
             AtomicInteger c = count != null ? count : new AtomicInteger();
@@ -51,16 +82,10 @@ public final class ConnectionLimiter {
             }
             return c.get() == 0 ? null : c;
         });
-        if (!admitted[0]) {
-            total.decrementAndGet();
-            return Refusal.TOO_MANY_FROM_ADDRESS;
-        }
-        return null;
+        return admitted[0] ? null : Refusal.TOO_MANY_FROM_ADDRESS;
     }
 
-    /** Releases a connection admitted by {@link #tryAcquire}. */
-    public void release(InetAddress address) {
-        total.decrementAndGet();
+    public void releaseAddress(InetAddress address) {
         perAddress.computeIfPresent(address, (a, c) -> c.decrementAndGet() == 0 ? null : c);
     }
 

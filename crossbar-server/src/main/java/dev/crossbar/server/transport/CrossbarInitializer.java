@@ -20,6 +20,7 @@ import dev.crossbar.server.pair.SessionGate;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
+import dev.crossbar.server.session.SendBrakes;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.tls.TlsPort;
 import dev.crossbar.server.tls.TlsErrors;
@@ -38,6 +39,8 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -70,6 +73,11 @@ import java.util.concurrent.TimeUnit;
  * for a 1:1 session instead ({@link SessionGate}): {@code session} becomes the host's or the session's
  * end, and a {@code session-close} observer goes before {@code ws-protocol}.
  *
+ * Behind a trusted proxy ({@code --trusted-proxies}), {@code proxy-protocol} and {@code proxy-header}
+ * come right after {@code limits} with {@code --proxy-protocol} ({@link ProxyHeader}), or else
+ * {@code forwarded-client} right after {@code http-aggregator} ({@link ForwardedClient}): either
+ * says who the client is before anything counts or shows its address.
+ *
  * The limits handler leaves once the channel is active. {@code keep-alive} keeps the connection
  * open between plain HTTP requests (reserved paths) and answers pipelined ones in order. After the
  * upgrade Netty swaps the HTTP codec for the WebSocket frame codec, which {@code frame-codec-swap}
@@ -87,7 +95,11 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
     private final Router router;
     private final ChannelGroup sessions;
+    private final AddressAdmission admission;
+    /** Counts a connection whose socket peer is its client. */
     private final ConnectionGuard guard;
+    /** Counts a connection from a trusted proxy, whose client's address comes later. */
+    private final ConnectionGuard proxiedGuard;
     private final HomeLoop homeLoop;
     private final HandshakeFailures failures;
     private final ServerTlsContext tls;
@@ -95,13 +107,15 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final SessionRegistry pairs;
     /** Whether the node is draining: upgrades are refused while it is. */
     private final Draining draining;
+    /** What senders' limits have cost, across reloads. */
+    private final SendBrakes.Counts brakeCounts;
     /** What the configuration makes of each new connection; replaced whole by a reload. */
     private volatile Assembly current;
 
     /** The parts of the pipeline that follow from the configuration, built once per configuration. */
     private record Assembly(ServerConfig config, RouteParser routes, Map<String, HttpEndpoint> endpoints,
-                            WebSocketServerProtocolConfig wsConfig, AdminGuard adminGuard, UpgradeAdmission admission,
-                            FrameCodecSwap frameCodecSwap) {
+                            WebSocketServerProtocolConfig wsConfig, AdminGuard adminGuard, UpgradeAdmission upgrades,
+                            FrameCodecSwap frameCodecSwap, SendBrakes brakes) {
     }
 
     /**
@@ -114,7 +128,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
                                Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter,
                                HandshakeFailures failures, ServerTlsContext tls, AccessControl access,
-                               List<EventLoop> loops, SessionRegistry pairs, Draining draining) {
+                               List<EventLoop> loops, SessionRegistry pairs, Draining draining,
+                               SendBrakes.Counts brakeCounts) {
         this.failures = requireNonNull(failures, "failures");
         this.tls = tls;
         this.access = access;
@@ -122,7 +137,10 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         this.sessions = requireNonNull(sessions, "sessions");
         this.pairs = requireNonNull(pairs, "pairs");
         this.draining = requireNonNull(draining, "draining");
-        this.guard = new ConnectionGuard(limiter);
+        this.brakeCounts = requireNonNull(brakeCounts, "brakeCounts");
+        this.admission = new AddressAdmission(limiter, config.maxConnectionRatePerAddress());
+        this.guard = new ConnectionGuard(admission, true);
+        this.proxiedGuard = new ConnectionGuard(admission, false);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
                 ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(),
                         IDLE, this::idleTimer) : null;
@@ -136,12 +154,13 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
      */
     public void reconfigure(ServerConfig config, Map<String, HttpEndpoint> endpoints) {
         requireNonNull(config, "config");
+        admission.rate(config.maxConnectionRatePerAddress());
         AdminGuard adminGuard = access == null || access.config().adminPaths().isEmpty()
                 ? null : new AdminGuard(access, access.config().adminPaths());
         current = new Assembly(config, new RouteParser(config.maxPathLength()), Map.copyOf(endpoints),
                 WebSocketProtocol.config(config.subprotocols(), config.handshakeTimeout(), config.maxMessageBytes()),
                 adminGuard, draining.admission(new SessionGate(pairs, config.routing(), sessions)),
-                new FrameCodecSwap(config.maxMessageBytes()));
+                new FrameCodecSwap(config.maxMessageBytes()), new SendBrakes(config.defaultSendLimits(), brakeCounts));
     }
 
     /** Fires the reader-idle events the session pings on; a fresh one per channel (and per move). */
@@ -158,7 +177,14 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
                 new WriteBufferWaterMark(config.maxClientQueueBytes() / 2, config.maxClientQueueBytes()));
         int missedPings = ConnectionLifecycle.missedPingsBeforeClose(config.pingInterval(), config.idleTimeout());
         ChannelPipeline p = ch.pipeline();
-        p.addLast("limits", guard);
+        // Behind a trusted proxy the client's address is known only once the proxy has said it.
+        boolean proxied = config.proxyProtocol() || (config.trustedProxies().any()
+                && ch.remoteAddress() instanceof InetSocketAddress peer && config.trustedProxies().trusts(peer.getAddress()));
+        p.addLast("limits", proxied ? proxiedGuard : guard);
+        if (config.proxyProtocol()) {
+            p.addLast("proxy-protocol", new HAProxyMessageDecoder());
+            p.addLast("proxy-header", new ProxyHeader(config.trustedProxies(), admission));
+        }
         if (tls != null) {
             p.addLast("tls-port", new TlsPort(tls));
             p.addLast("tls-errors", TlsErrors.INSTANCE);
@@ -167,12 +193,15 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         p.addLast(IDLE, new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
+        if (proxied && !config.proxyProtocol()) {
+            p.addLast("forwarded-client", new ForwardedClient(config.trustedProxies(), admission));
+        }
         p.addLast("keep-alive", new HttpKeepAlive(config.httpIdleTimeout().toMillis()));
         if (a.adminGuard() != null) {
             p.addLast("admin-guard", a.adminGuard());
         }
         p.addLast("upgrade-gate", new UpgradeGate(a.routes(), a.endpoints(), failures, config.trustForwardedFor(),
-                Set.copyOf(config.allowedOrigins()), router.topics(), a.admission()));
+                Set.copyOf(config.allowedOrigins()), router.topics(), a.upgrades()));
         if (access != null) {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }
@@ -191,6 +220,6 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         p.addLast("session", new RelaySession(router, sessions, config.maxClientQueueBytes(),
                 config.maxClientBacklogBytes(), config.clientStallTimeout().toNanos(), config.slowConsumerPolicy(),
                 config.slowConsumerGrace().toMillis(), config.latencySendBuffer(), config.backpressureTimeout().toNanos(),
-                config.maxLosslessBacklogBytes()));
+                config.maxLosslessBacklogBytes(), a.brakes()));
     }
 }

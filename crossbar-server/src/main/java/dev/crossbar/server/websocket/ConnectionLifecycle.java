@@ -95,6 +95,9 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     private boolean closeFrameSent;
     private int idleIntervals;
     private ScheduledFuture<?> closeTimer;
+    /** The code and reason of the first close frame the relay sent, for the audit trail; 0 until then. */
+    private int closeCode;
+    private String closeReason;
 
     /** @param missedPingsBeforeClose silent ping intervals in a row after which the client is closed (>= 1) */
     public ConnectionLifecycle(int missedPingsBeforeClose) {
@@ -125,6 +128,24 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     /** Whether the close frame has been written: the connection takes no more deliveries. */
     public boolean isClosing() {
         return closing;
+    }
+
+    /** Keeps the first close frame's code and reason, whoever wrote it through here. */
+    private void remember(CloseWebSocketFrame frame) {
+        if (closeCode == 0) {
+            closeCode = frame.statusCode();
+            closeReason = frame.reasonText();
+        }
+    }
+
+    /** The code of the close frame this relay sent first, or 0 if it sent none (the client closed, or it dropped). */
+    public int closeCode() {
+        return closeCode;
+    }
+
+    /** The reason of that close frame, or null. */
+    public String closeReason() {
+        return closeReason;
     }
 
     /**
@@ -163,6 +184,7 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
     /** Writes our close frame, then closes the socket when the client answers or the timers run out. */
     private void writeClose(CloseWebSocketFrame frame) {
+        remember(frame);
         closeAfter(CLOSE_FLUSH_TIMEOUT_MILLIS);
         ctx.writeAndFlush(frame).addListener(written -> {
             if (written.isSuccess() && closeTimer != null) {
@@ -255,6 +277,9 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof CloseWebSocketFrame frame) {
+            remember(frame);
+        }
         if (closing && !(msg instanceof CloseWebSocketFrame)) {
             ReferenceCountUtil.release(msg);
             if (!promise.isVoid()) {

@@ -147,7 +147,7 @@ class AccessControlIT {
         assertRefused(upgrade("/out/a", Tokens.hs256("/out/a", "write")), 403, "token does not grant read on /out/a");
         assertRefused(upgrade("/lab", Tokens.hs256("/lab", null)), 403, "token grants neither read nor write on /lab");
         assertRefused(upgrade("/lab", Tokens.hs256(null, "read")), 403,
-                "token names no topic (expected: a topic claim, or aud = wss://relay.test<path>)");
+                "token names no topic (expected: a topic claim, a grants claim, or aud = wss://relay.test<path>)");
         // The topic claim is compared after the relay's own normalisation.
         try (JdkClient c = JdkClient.connectWithToken(relay.ws("/in/a"), Tokens.hs256("/in//a/", "write"))) {
             awaitMembers(1);

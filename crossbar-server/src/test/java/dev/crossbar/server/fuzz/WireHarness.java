@@ -59,7 +59,8 @@ final class WireHarness {
         CrossbarInitializer init = new CrossbarInitializer(CONFIG, router,
                 new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), Map.of(HealthEndpoint.PATH, HealthEndpoint.INSTANCE),
                 new ConnectionLimiter(100, 100), new HandshakeFailures(), null, null, java.util.List.of(),
-                new dev.crossbar.server.pair.SessionRegistry(CONFIG.sessions()), new dev.crossbar.server.http.Draining());
+                new dev.crossbar.server.pair.SessionRegistry(CONFIG.sessions()), new dev.crossbar.server.http.Draining(),
+                new dev.crossbar.server.session.SendBrakes.Counts());
         EmbeddedChannel peer = new EmbeddedChannel(init);
         EmbeddedChannel fuzzed = new EmbeddedChannel(init);
         ByteArrayOutputStream toPeer = new ByteArrayOutputStream();

@@ -46,7 +46,12 @@ public final class CrossbarCluster implements AutoCloseable {
     /** As above, adjusting node {@code i}'s NATS settings (the server URL is set). */
     public static CrossbarCluster start(Path dir, BiFunction<Integer, ServerConfig.Builder, ServerConfig.Builder> configure,
                                         BiFunction<Integer, NatsConfig.Builder, NatsConfig.Builder> natsConfigure) {
-        NatsCluster nats = NatsCluster.start(dir, NODES);
+        return start(NatsCluster.start(dir, NODES), configure, natsConfigure);
+    }
+
+    /** Three nodes on {@code nats} (started already, e.g. with JetStream), node {@code i} on its server {@code i}. */
+    public static CrossbarCluster start(NatsCluster nats, BiFunction<Integer, ServerConfig.Builder, ServerConfig.Builder> configure,
+                                        BiFunction<Integer, NatsConfig.Builder, NatsConfig.Builder> natsConfigure) {
         CrossbarCluster c = new CrossbarCluster(nats);
         try {
             for (int i = 0; i < NODES; i++) {

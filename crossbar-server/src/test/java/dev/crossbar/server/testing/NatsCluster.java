@@ -39,6 +39,8 @@ public final class NatsCluster implements AutoCloseable {
     /** What each server was started with, to start it again the same way ({@link #restart}). */
     private Path conf;
     private String routes;
+    /** Whether the servers run JetStream ({@code -js}), each with its store under {@code dir}. */
+    private boolean jetStream;
 
     private NatsCluster(Path dir, int n) {
         this.dir = dir;
@@ -62,8 +64,14 @@ public final class NatsCluster implements AutoCloseable {
      * whole cluster is started again on fresh ports, up to {@value #START_ATTEMPTS} times.
      */
     public static NatsCluster start(Path dir, int n) {
+        return start(dir, n, false);
+    }
+
+    /** As {@link #start(Path, int)}, the servers running JetStream ({@code -js}) when {@code jetStream}. */
+    public static NatsCluster start(Path dir, int n, boolean jetStream) {
         for (int attempt = 1; ; attempt++) {
             NatsCluster c = new NatsCluster(dir, n);
+            c.jetStream = jetStream;
             try {
                 c.startAll(n > 1);
                 return c;
@@ -163,6 +171,9 @@ public final class NatsCluster implements AutoCloseable {
     private Process launch(int i, Path conf, String routes) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(executable(), "-c", conf.toString(), "-a", "127.0.0.1",
                 "-p", String.valueOf(clientPorts[i]), "-m", String.valueOf(monitorPorts[i]), "-n", "nats-" + i));
+        if (jetStream) {
+            cmd.addAll(List.of("-js", "-sd", dir.resolve("js-" + i).toString()));
+        }
         if (routes != null) {
             cmd.addAll(List.of("--cluster_name", "crossbar-test", "--cluster", "nats://127.0.0.1:" + clusterPorts[i],
                     "--routes", routes));
@@ -207,6 +218,17 @@ public final class NatsCluster implements AutoCloseable {
 
     /** Subjects of the relays' statistics link (NatsStatsLink), which every node holds whatever its topics. */
     public static final String STATS_SUBJECTS = "crossbar._stats.";
+    /** Subjects of the relays' admin link (NatsAdminLink: disconnects, revocations without JetStream), likewise. */
+    public static final String ADMIN_SUBJECTS = "crossbar._admin.";
+
+    /**
+     * Whether {@code subject} is one every node holds whatever its topics (not a topic's): the
+     * statistics and admin links', and the NATS client's reply inbox (the admin link asks the
+     * server about JetStream at start).
+     */
+    private static boolean linkSubject(String subject) {
+        return subject.startsWith(STATS_SUBJECTS) || subject.startsWith(ADMIN_SUBJECTS) || subject.startsWith("_INBOX.");
+    }
 
     /**
      * Topic subscriptions server {@code i} holds, its clients' ({@code /subsz}) and those its routes
@@ -216,13 +238,13 @@ public final class NatsCluster implements AutoCloseable {
     public int subscriptions(int i) {
         int n = 0;
         for (JsonNode s : monitor(i, "/subsz?subs=1&limit=1000000").path("subscriptions_list")) {
-            if (!s.path("subject").asText().startsWith(STATS_SUBJECTS)) {
+            if (!linkSubject(s.path("subject").asText())) {
                 n++;
             }
         }
         for (JsonNode route : monitor(i, "/routez?subs=1").path("routes")) {
             for (JsonNode s : route.path("subscriptions_list")) {
-                if (!s.asText().startsWith(STATS_SUBJECTS)) {
+                if (!linkSubject(s.asText())) {
                     n++;
                 }
             }
@@ -240,7 +262,7 @@ public final class NatsCluster implements AutoCloseable {
                 if (c.path("subscriptions_list").isArray()) {
                     com.fasterxml.jackson.databind.node.ArrayNode subs = (com.fasterxml.jackson.databind.node.ArrayNode) c.get("subscriptions_list");
                     for (int k = subs.size() - 1; k >= 0; k--) {
-                        if (subs.get(k).asText().startsWith(STATS_SUBJECTS)) {
+                        if (linkSubject(subs.get(k).asText())) {
                             subs.remove(k);
                         }
                     }

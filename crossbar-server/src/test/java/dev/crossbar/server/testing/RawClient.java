@@ -40,7 +40,22 @@ public final class RawClient implements AutoCloseable {
      * a small one makes a client that stops reading felt by the relay soon.
      */
     public RawClient(int port, int receiveBuffer) throws IOException {
+        this(null, port, receiveBuffer);
+    }
+
+    /**
+     * A client connecting from {@code localAddress} (any of loopback's 127.0.0.0/8 on Linux), so
+     * that the relay sees another client address than 127.0.0.1; null for the system's choice.
+     */
+    public RawClient(String localAddress, int port) throws IOException {
+        this(localAddress, port, 0);
+    }
+
+    private RawClient(String localAddress, int port, int receiveBuffer) throws IOException {
         socket = new Socket();
+        if (localAddress != null) {
+            socket.bind(new java.net.InetSocketAddress(localAddress, 0));
+        }
         if (receiveBuffer > 0) {
             socket.setReceiveBufferSize(receiveBuffer); // before connecting, so the window is small from the start
         }
