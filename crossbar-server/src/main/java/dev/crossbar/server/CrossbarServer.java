@@ -29,6 +29,7 @@ import dev.crossbar.server.metrics.RelayMetrics;
 import dev.crossbar.server.cluster.NatsSessionLink;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.session.IngestSession;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
 import dev.crossbar.server.stats.ClientDetails;
@@ -456,7 +457,7 @@ public final class CrossbarServer implements AutoCloseable {
         return cluster;
     }
 
-    /** Live WebSocket connections. */
+    /** Live relay connections: WebSocket clients and HTTP ingest posters. */
     public int connections() {
         return sessions.size();
     }
@@ -482,6 +483,12 @@ public final class CrossbarServer implements AutoCloseable {
             ConnectionLifecycle lifecycle = ch.pipeline().get(ConnectionLifecycle.class);
             if (lifecycle != null) {
                 lifecycle.close(CloseCodes.GOING_AWAY, "relay shutting down");
+            } else {
+                // An HTTP ingest's poster is answered 503 rather than cut off.
+                IngestSession ingest = ch.pipeline().get(IngestSession.class);
+                if (ingest != null) {
+                    ingest.shutDown();
+                }
             }
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis);

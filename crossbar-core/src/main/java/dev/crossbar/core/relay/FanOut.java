@@ -92,6 +92,20 @@ public final class FanOut {
         return sum;
     }
 
+    /**
+     * Whether some event loop has more than half its bound of fan-out work queued: past the bound
+     * its receivers lose messages, so a sender that can be slowed down (an HTTP body) waits.
+     */
+    public boolean backlogged() {
+        long half = maxLoopBacklogBytes / 2;
+        for (LoopQueue q : queues.values()) {
+            if (q.backlogBytes() > half) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private LoopQueue queueFor(EventExecutor loop) {
         LoopQueue q = queues.get(loop);
         return q != null ? q : queues.computeIfAbsent(loop, this::newQueue);

@@ -245,6 +245,11 @@ public final class Router implements RemoteDelivery {
         return fanOut;
     }
 
+    /** Whether some event loop is more than half-way to its fan-out bound ({@link FanOut#backlogged}). */
+    public boolean backlogged() {
+        return fanOut.backlogged();
+    }
+
     /** Bytes of fan-out work queued across all loops, for metrics. */
     public long backlogBytes() {
         return fanOut.backlogBytes();

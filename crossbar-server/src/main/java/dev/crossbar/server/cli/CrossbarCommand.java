@@ -74,6 +74,12 @@ public final class CrossbarCommand {
             description = "Largest message, after reassembly of fragments; larger closes with 1009 (default ${DEFAULT-VALUE}).")
     int maxMessage;
 
+    @Option(names = "--ingest-message-size", paramLabel = "SIZE", converter = UnitConverters.IntBytesConverter.class,
+            description = "A camera posting MPEG-TS over HTTP (POST /in/<stream>): its body is relayed in messages of at most"
+                    + " this many bytes, whole 188-byte packets, so viewers skip and start at keyframes as with a"
+                    + " WebSocket camera (default ${DEFAULT-VALUE}: an eighth of a second of 1 Mbit/s video).")
+    int ingestMessageSize;
+
     @Option(names = "--max-path-length", paramLabel = "N", description = "Longest topic path in characters; longer is refused with 400 (default ${DEFAULT-VALUE}).")
     int maxPathLength;
 
@@ -258,6 +264,7 @@ public final class CrossbarCommand {
                 .fanoutLoopReceivers(fanoutLoopReceivers)
                 .preferNativeTransport(preferNative)
                 .maxMessageBytes(maxMessage)
+                .ingestMessageBytes(ingestMessageSize)
                 .maxPathLength(maxPathLength)
                 .subprotocols(subprotocols)
                 .handshakeTimeout(handshakeTimeout)

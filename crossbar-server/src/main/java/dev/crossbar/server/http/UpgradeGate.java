@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.net.InetSocketAddress;
@@ -174,14 +175,14 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
                     "topic limit reached (" + topics.maxTopics() + " live topics); try again later");
             return false;
         }
-        ctx.channel().attr(ClientInfo.KEY).set(new ClientInfo(route, clientAddress(ctx, request), userAgent(request)));
+        ctx.channel().attr(ClientInfo.KEY).set(new ClientInfo(route, clientAddress(ctx, request, trustForwardedFor), userAgent(request)));
         ctx.pipeline().remove(this);
         ctx.fireChannelRead(request);
         return true;
     }
 
     /** Whether the request asks for a WebSocket upgrade ({@code Connection: upgrade}, {@code Upgrade: websocket}). */
-    public static boolean isWebSocketUpgrade(FullHttpRequest request) {
+    public static boolean isWebSocketUpgrade(HttpRequest request) {
         return request.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
                 && request.headers().contains(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
     }
@@ -200,7 +201,7 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
     }
 
     /** The user agent for statistics, cut to {@link #MAX_USER_AGENT_CHARS}. */
-    static String userAgent(FullHttpRequest request) {
+    static String userAgent(HttpRequest request) {
         String ua = request.headers().get(HttpHeaderNames.USER_AGENT, "");
         return ua.length() > MAX_USER_AGENT_CHARS ? ua.substring(0, MAX_USER_AGENT_CHARS) : ua;
     }
@@ -210,7 +211,7 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
      * address in {@code X-Forwarded-For}, which is the one that proxy appended (earlier entries
      * are whatever the client claimed).
      */
-    String clientAddress(ChannelHandlerContext ctx, FullHttpRequest request) {
+    static String clientAddress(ChannelHandlerContext ctx, HttpRequest request, boolean trustForwardedFor) {
         if (trustForwardedFor) {
             String forwarded = lastForwardedFor(request.headers().getAll(X_FORWARDED_FOR));
             if (forwarded != null) {
