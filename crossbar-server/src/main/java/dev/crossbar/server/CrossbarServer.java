@@ -29,6 +29,7 @@ import dev.crossbar.server.metrics.RelayMetrics;
 import dev.crossbar.server.cluster.NatsSessionLink;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.pair.SessionStatistics;
 import dev.crossbar.server.session.IngestSession;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.transport.ConnectionLimiter;
@@ -127,10 +128,11 @@ public final class CrossbarServer implements AutoCloseable {
                 config.routing(), config.replayLimits());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
+        this.pairs = new SessionRegistry(config.sessions());
         this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName(),
                 cluster == null ? null : new NatsStatsLink(cluster, config.nodeName(), adminExecutor,
                         config.statsClusterMaxReplyBytes()),
-                config.statsClusterTimeout());
+                config.statsClusterTimeout(), new SessionStatistics(pairs));
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
         this.loopHealth = new LoopHealth(router.fanOut(), eventLoops(), config.healthProbeInterval(),
                 config.healthMaxProbeAge(), adminExecutor);
@@ -138,7 +140,6 @@ public final class CrossbarServer implements AutoCloseable {
         metrics.bindLimits(limiter::maxTotal, topics::maxTopics);
         this.access = config.auth().enabled()
                 ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
-        this.pairs = new SessionRegistry(config.sessions());
         metrics.bind(new SessionMetrics(pairs));
     }
 

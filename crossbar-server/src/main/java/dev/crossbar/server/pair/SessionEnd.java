@@ -69,6 +69,12 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
     private boolean upgraded;
     private boolean flushPeer;
     private boolean closeSeen;
+    /**
+     * Whole messages and payload bytes this side has handed to the other, for statistics: written on
+     * this side's loop only, read by the statistics thread.
+     */
+    private volatile long forwardedMessages;
+    private volatile long forwardedBytes;
     /** A close asked for before the upgrade completed: sent once it has. */
     private WebSocketCloseStatus deferredStatus;
     private String deferredReason;
@@ -176,6 +182,8 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
     }
 
     private void forward(SessionEnd other, WebSocketFrame frame) {
+        forwardedMessages++; // one writer (this loop): no lost update
+        forwardedBytes += frame.content().readableBytes();
         Channel out = other.ctx.channel();
         out.write(flat(frame), out.voidPromise());
         flushPeer = true;
@@ -237,6 +245,16 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
             other.resume();
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /** Whole messages this side has sent the other, for statistics. Any thread. */
+    long forwardedMessages() {
+        return forwardedMessages;
+    }
+
+    /** Payload bytes this side has sent the other, for statistics. Any thread. */
+    long forwardedBytes() {
+        return forwardedBytes;
     }
 
     /** This side's reader may go on: the other side drained. Any thread. */
