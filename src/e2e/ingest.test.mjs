@@ -1,8 +1,9 @@
 // HTTP ingest as a lab's camera uses it: Debian's ffmpeg posts its test pattern, encoded in real time
-// as jsmpeg's MPEG-1 in MPEG-TS, straight to the relay (`-f mpegts http://relay/in/cam/post`, the
-// command in the README, no WebSocket helper in between), and the JSMpeg player in headless Chromium
-// draws it from /out/cam/post. The stream has start=keyframe, so the viewer, joining mid-stream,
-// shows a picture at once. Screenshot: target/jsmpeg-http-ingest.png.
+// as jsmpeg's MPEG-1 in MPEG-TS, straight to the relay, no WebSocket helper in between. The command
+// is the README's own line ("A camera straight from ffmpeg"), read from it, with only the relay's
+// port changed. The JSMpeg player in headless Chromium draws it from /out/cam/1. The stream has
+// start=keyframe, so the viewer, joining mid-stream, shows a picture at once.
+// Screenshot: target/jsmpeg-http-ingest.png.
 //
 // Run after `mvn -B -ntp verify` (builds crossbar-server/target/crossbar.jar), with ffmpeg and
 // chromium installed:   cd src/e2e && npm ci && node --test ingest.test.mjs
@@ -13,8 +14,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import {
-  CHROMIUM, CHROMIUM_ARGS, FFMPEG, SHOTS, firstFrames, freePort, join, sleep, startRelay, stopRelay, viewerPage,
+  CHROMIUM, CHROMIUM_ARGS, FFMPEG, ROOT, SHOTS, firstFrames, freePort, join, sleep, startRelay, stopRelay, viewerPage,
 } from './lib/live-video.mjs';
+
+/** The README's test-pattern camera: its one line that starts with `ffmpeg -re`, split into arguments. */
+function readmeCamera(port) {
+  const line = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('ffmpeg -re '));
+  assert.ok(line, 'README.md has no line starting with "ffmpeg -re"');
+  assert.ok(line.includes('http://127.0.0.1:8080/in/cam/1'), `the README's camera posts elsewhere: ${line}`);
+  return line.replace('127.0.0.1:8080', `127.0.0.1:${port}`).split(/\s+/).slice(1);
+}
 
 /** A frame within this long of the player's start: the relay sends the current GOP first. */
 const FIRST_FRAME_MS = 5000;
@@ -29,10 +38,8 @@ describe('JSMpeg drawing a camera that ffmpeg posts over HTTP', () => {
   before(async () => {
     port = await freePort();
     relay = await startRelay(port, ['--route', '/cam/**:start=keyframe']);
-    // The README's camera command, with the test pattern for a camera.
-    camera = spawn(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi',
-      '-i', 'testsrc=size=320x240:rate=25', '-c:v', 'mpeg1video', '-b:v', '800k', '-bf', '0',
-      '-f', 'mpegts', `http://127.0.0.1:${port}/in/cam/post`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    camera = spawn(FFMPEG, ['-hide_banner', '-loglevel', 'error', ...readmeCamera(port)],
+      { stdio: ['ignore', 'ignore', 'pipe'] });
     camera.stderr.on('data', (d) => { cameraLog += d; });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   });
@@ -54,11 +61,11 @@ describe('JSMpeg drawing a camera that ffmpeg posts over HTTP', () => {
       if (!poster) await sleep(200);
     }
     assert.match(poster.userAgent, /^Lavf/, JSON.stringify(poster));
-    assert.equal(poster.path, '/in/cam/post');
+    assert.equal(poster.path, '/in/cam/1');
     await sleep(1500);
 
     const { page, errors } = await viewerPage(browser);
-    const [id] = await join(page, port, ['/out/cam/post']);
+    const [id] = await join(page, port, ['/out/cam/1']);
     await firstFrames(page, [id], FIRST_FRAME_MS);
     await sleep(1500);
     const state = await page.evaluate((i) => window.__state(i), id);
@@ -80,6 +87,6 @@ describe('JSMpeg drawing a camera that ffmpeg posts over HTTP', () => {
       ws.on('message', (d) => { resolve(JSON.parse(d)); ws.close(); });
       ws.on('error', reject);
     });
-    return snap.clients.find((c) => c.role === 'publisher' && c.path === '/in/cam/post');
+    return snap.clients.find((c) => c.role === 'publisher' && c.path === '/in/cam/1');
   }
 });
