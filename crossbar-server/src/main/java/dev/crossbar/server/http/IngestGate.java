@@ -12,7 +12,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -131,10 +133,7 @@ public final class IngestGate extends ChannelInboundHandlerAdapter {
             return;
         }
         if (topics.routing().hasSessions() && topics.routing().resolve(route.topic()).session()) {
-            failures.record(Reason.METHOD_NOT_ALLOWED);
-            ReferenceCountUtil.release(request);
-            refused = true;
-            HttpResponses.error(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, route.path()
+            refuse(ctx, request, HttpResponseStatus.METHOD_NOT_ALLOWED, Reason.METHOD_NOT_ALLOWED, route.path()
                     + " is a 1:1 session stream: its host connects with a WebSocket (GET), not a request body",
                     new DefaultHttpHeaders().set(HttpHeaderNames.ALLOW, HttpMethod.GET.name()));
             return;
@@ -161,9 +160,14 @@ public final class IngestGate extends ChannelInboundHandlerAdapter {
 
     private void refuse(ChannelHandlerContext ctx, HttpRequest request, HttpResponseStatus status, Reason reason,
                         String text) {
+        refuse(ctx, request, status, reason, text, EmptyHttpHeaders.INSTANCE);
+    }
+
+    private void refuse(ChannelHandlerContext ctx, HttpRequest request, HttpResponseStatus status, Reason reason,
+                        String text, HttpHeaders headers) {
         failures.record(reason);
         ReferenceCountUtil.release(request);
         refused = true;
-        HttpResponses.error(ctx, status, text);
+        HttpResponses.error(ctx, status, text, headers);
     }
 }
