@@ -2,7 +2,8 @@
 # Runs everything CI runs (.ci/run is this script), on this machine:
 #   1. build   ./mvnw verify: unit, integration, NATS cluster and (replayed) fuzz tests, with
 #              paranoid leak detection; builds crossbar-server/target/crossbar.jar
-#   2. browser the /stats page, and JSMpeg joining live ffmpeg video, in headless Chromium (src/e2e)
+#   2. browser the /stats page, JSMpeg joining live ffmpeg video, and the examples (examples/) coming
+#              back after the relay restarts under them, in headless Chromium (src/e2e)
 #   3. conformance  Autobahn|Testsuite through the relay (src/conformance)
 #   4. fuzz    coverage-guided fuzzing of the route and wire parsers, 20 s per target
 #   5. helm    the Helm chart (deploy/helm): helm lint and helm template, and what the manifests
@@ -10,9 +11,9 @@
 #   6. release scripts/release.sh rehearsed in a throwaway clone of HEAD (scripts/rehearse-release.sh)
 #
 # Before that it installs, from Debian's packages, what the tests start and is missing, saying
-# what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, curl, systemd. As root it
-# runs apt-get itself; otherwise through sudo if there is one, else it prints the command to run.
-# A JDK 17+ is the one thing you bring (Maven comes with ./mvnw), and Go for the helm step.
+# what and why: nats-server, chromium, Node.js and npm, ffmpeg, python3, python3-venv, curl, systemd.
+# As root it runs apt-get itself; otherwise through sudo if there is one, else it prints the command
+# to run. A JDK 17+ is the one thing you bring (Maven comes with ./mvnw), and Go for the helm step.
 #
 #   ./test.sh [--skip build|browser|conformance|fuzz|helm|release]...   (repeatable)
 #
@@ -78,14 +79,22 @@ if runs browser || runs conformance; then
 fi
 if runs build; then
   have nats-server || [ -x /usr/sbin/nats-server ] || want nats-server "the cluster tests start a three-node NATS cluster"
+fi
+if runs build || runs browser; then
   have ffmpeg || want ffmpeg "the live-video tests encode their test streams with it"
-  have systemd-analyze || want systemd "DeploymentFilesTest checks the systemd unit with systemd-analyze verify"
+  have systemd-analyze || want systemd "DeploymentFilesIT checks the systemd unit with systemd-analyze verify"
 fi
 if runs browser; then
-  [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || have chromium || want chromium "the browser tests drive the /stats page and the JSMpeg player in headless Chromium"
+  [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || have chromium || want chromium "the browser tests drive the /stats page, the JSMpeg player and the example pages in headless Chromium"
+fi
+if runs browser || runs conformance; then
+  have python3 || want python3 "runs the Python examples; summarizes the Autobahn reports"
+fi
+if runs browser; then
+  # Debian's python3 makes venvs only with python3-venv (ensurepip).
+  { have python3 && python3 -c 'import ensurepip' 2>/dev/null; } || want python3-venv "the Python examples' tests install websockets into a venv (target/examples-venv)"
 fi
 if runs conformance; then
-  have python3 || want python3 "summarizes the Autobahn reports"
   have curl || want curl "the conformance run checks the relay is up with it"
 fi
 
@@ -150,12 +159,16 @@ if runs build; then
   done_step build
 fi
 
-# --- 2. The /stats page and JSMpeg on live video in a real browser ------------------------------
+# --- 2. The /stats page, JSMpeg on live video and the examples in a real browser ----------------
 # Debian's chromium, driven by playwright-core from npm, against the fat jar the build produced
-# (src/e2e/README.md); the video test's camera is Debian's ffmpeg.
+# (src/e2e/README.md); the video tests' camera is Debian's ffmpeg. The examples' own dependencies:
+# examples/browser's from npm (JSMpeg, xterm.js), examples/python's from PyPI into a venv.
 if runs browser; then
-  begin "browser: the /stats page and JSMpeg on live video in headless Chromium (src/e2e)"
+  begin "browser: the /stats page, JSMpeg on live video and the examples in headless Chromium (src/e2e)"
   [ -f crossbar-server/target/crossbar.jar ] || "${MVN[@]}" -q package -DskipTests
+  (cd examples/browser && npm ci --no-audit --no-fund)
+  [ -x target/examples-venv/bin/python ] || python3 -m venv target/examples-venv
+  target/examples-venv/bin/pip install -q --disable-pip-version-check -r examples/python/requirements.txt
   (cd src/e2e && npm ci --no-audit --no-fund && node --test)
   done_step browser
 fi

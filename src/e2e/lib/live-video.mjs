@@ -57,11 +57,13 @@ export async function startRelay(port, args = []) {
   throw new Error(`relay did not answer /healthz within 30s:\n${log}`);
 }
 
+/** Resolves to 'timeout' after ms, without keeping the process alive for it (a test's end is not delayed). */
+export const timeout = (ms) => new Promise((resolve) => setTimeout(resolve, ms, 'timeout').unref());
+
 export async function stopRelay(relay) {
   if (!relay || relay.proc.exitCode !== null) return;
   relay.proc.kill('SIGTERM');
-  const timeout = sleep(10000).then(() => 'timeout');
-  if ((await Promise.race([relay.exited, timeout])) === 'timeout') relay.proc.kill('SIGKILL');
+  if ((await Promise.race([relay.exited, timeout(10000)])) === 'timeout') relay.proc.kill('SIGKILL');
 }
 
 export function publisher(port, p) {
@@ -101,6 +103,16 @@ export class KeyframeScanner {
 }
 
 /**
+ * ffmpeg's arguments for a live camera: its test pattern encoded in real time (-re) as jsmpeg's
+ * MPEG-1 in MPEG-TS, a keyframe every `gop` frames, written to its standard output.
+ */
+export function cameraArgs({ gop = 60, fps = 30, size = '320x240', bitrate = '800k' } = {}) {
+  return ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', `testsrc=size=${size}:rate=${fps}`,
+    '-c:v', 'mpeg1video', '-b:v', bitrate, '-bf', '0', '-g', String(gop),
+    '-flush_packets', '1', '-muxdelay', '0', '-f', 'mpegts', 'pipe:1'];
+}
+
+/**
  * A live camera: ffmpeg encodes its test pattern in real time (-re) as jsmpeg's MPEG-1 in MPEG-TS,
  * a keyframe every `gop` frames, and each chunk it writes to its pipe is sent as one WebSocket
  * message to every publisher socket, as jsmpeg's websocket-relay forwards ffmpeg's HTTP body.
@@ -120,11 +132,7 @@ export class LiveCamera {
   }
 
   start() {
-    const args = ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi',
-      '-i', `testsrc=size=${this.size}:rate=${this.fps}`,
-      '-c:v', 'mpeg1video', '-b:v', this.bitrate, '-bf', '0', '-g', String(this.gop),
-      '-flush_packets', '1', '-muxdelay', '0', '-f', 'mpegts', 'pipe:1'];
-    this.proc = spawn(FFMPEG, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(FFMPEG, cameraArgs(this), { stdio: ['ignore', 'pipe', 'pipe'] });
     this.stderr = '';
     this.proc.stderr.on('data', (d) => { this.stderr += d; });
     this.proc.on('error', (e) => { this.stderr += String(e); });

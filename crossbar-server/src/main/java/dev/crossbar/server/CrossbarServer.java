@@ -6,13 +6,16 @@ import dev.crossbar.server.config.ServerConfig;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;
+import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.admin.DrainEndpoint;
 import dev.crossbar.server.admin.ReloadEndpoint;
 import dev.crossbar.server.auth.AdminAuthority;
 import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.RevokeEndpoint;
+import dev.crossbar.server.http.Draining;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.health.LoopHealth;
@@ -42,7 +45,6 @@ import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;
-import dev.crossbar.server.transport.LoopReceiveBuffers;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -58,6 +60,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,7 +79,6 @@ import org.slf4j.LoggerFactory;
 public final class CrossbarServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(CrossbarServer.class);
-    private static final LoopReceiveBuffers RECEIVE_BUFFERS = new LoopReceiveBuffers();
 
     /** The configuration connections and topics get from now on; replaced by {@link #reload}. */
     private volatile ServerConfig config;
@@ -96,6 +99,12 @@ public final class CrossbarServer implements AutoCloseable {
     private final Router router;
     private final ChannelGroup sessions = new DefaultChannelGroup("sessions", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Whether the node drains before a restart: upgrades refused, {@code /healthz} says so. */
+    private final Draining draining = new Draining();
+    /** The drain once started ({@link #drain}), or null. */
+    private CompletableFuture<Void> drained;
+    /** What follows a drain asked for over HTTP: by default the relay closes; the command line exits. */
+    private volatile Runnable afterDrain = this::close;
     private final HandshakeFailures handshakeFailures = new HandshakeFailures();
     /** Statistics snapshots and metric scrapes run here, never on an event loop. */
     private final EventExecutor adminExecutor = new DefaultEventExecutor(new DefaultThreadFactory("crossbar-admin", true));
@@ -200,10 +209,11 @@ public final class CrossbarServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                // One allocator for all: Netty makes one per channel otherwise (each handle is still per channel).
-                .childOption(ChannelOption.RECVBUF_ALLOCATOR, RECEIVE_BUFFERS)
+                // The relay's one buffer policy (RelayBuffers): every channel's reads and writes from one pool.
+                .option(ChannelOption.ALLOCATOR, RelayBuffers.ALLOCATOR)
+                .childOption(ChannelOption.ALLOCATOR, RelayBuffers.ALLOCATOR)
                 .childHandler(connections = new CrossbarInitializer(config, router, sessions, endpoints, limiter,
-                        handshakeFailures, tls, access, eventLoops(), pairs));
+                        handshakeFailures, tls, access, eventLoops(), pairs, draining));
 
         InetSocketAddress address = resolve(config.listen());
         try {
@@ -234,7 +244,7 @@ public final class CrossbarServer implements AutoCloseable {
     /** The reserved paths of the admin plane: health, statistics, metrics. */
     private Map<String, HttpEndpoint> adminEndpoints(ServerConfig config) {
         Map<String, HttpEndpoint> admin = new LinkedHashMap<>();
-        admin.put(HealthEndpoint.PATH, new HealthEndpoint(this::unhealthyReason));
+        admin.put(HealthEndpoint.PATH, new HealthEndpoint(this::unhealthyReason, draining::isDraining));
         admin.put(StatsPageEndpoint.PATH, StatsPageEndpoint.INSTANCE);
         admin.put(StatsSocketEndpoint.PATH, new StatsSocketEndpoint(stats, config, this::clientDetails));
         admin.put(MetricsEndpoint.PATH, new MetricsEndpoint(metrics, adminExecutor));
@@ -253,7 +263,12 @@ public final class CrossbarServer implements AutoCloseable {
         if (access != null) {
             endpoints.put(RevokeEndpoint.PATH, new RevokeEndpoint(access, sessions));
         }
-        endpoints.put(ReloadEndpoint.PATH, new ReloadEndpoint(new AdminAuthority(access), this::reload, adminExecutor));
+        AdminAuthority authority = new AdminAuthority(access);
+        endpoints.put(ReloadEndpoint.PATH, new ReloadEndpoint(authority, this::reload, adminExecutor));
+        endpoints.put(DrainEndpoint.PATH, new DrainEndpoint(authority, () -> {
+            drain(this.config.drainTimeout()).thenRun(() -> afterDrain.run());
+            return sessions.size();
+        }));
         return endpoints;
     }
 
@@ -299,6 +314,24 @@ public final class CrossbarServer implements AutoCloseable {
         log.info("Configuration reloaded: new connections and topics follow it; {} connections keep theirs",
                 sessions.size());
         return new Reloaded(true, "applied");
+    }
+
+    /**
+     * Drains the node before a restart ({@link Drain}): upgrades refused, {@code /healthz} draining,
+     * clients closed with 1012, lossless streams let finish within {@code timeout}. The future
+     * completes when every client has gone or the time is up; the relay keeps listening (for
+     * health checks) until {@link #close}. A second call returns the first drain.
+     */
+    public synchronized CompletableFuture<Void> drain(Duration timeout) {
+        if (drained == null) {
+            drained = new Drain(sessions, draining, adminExecutor).start(timeout);
+        }
+        return drained;
+    }
+
+    /** What a drain asked for over HTTP ({@code POST /admin/drain}) does once it is over; by default {@link #close}. */
+    public void afterDrain(Runnable action) {
+        this.afterDrain = requireNonNull(action, "action");
     }
 
     /** {@code scheme://host:port} for a bound address; a wildcard address is shown as localhost. */

@@ -26,7 +26,6 @@ final class RestartOnly {
         check(out, "--event-loops", running.eventLoops(), next.eventLoops());
         check(out, "--transport", running.preferNativeTransport(), next.preferNativeTransport());
         check(out, "--home-loop-members", running.homeLoopMembers(), next.homeLoopMembers());
-        check(out, "--fanout-loop-receivers", running.fanoutLoopReceivers(), next.fanoutLoopReceivers());
         check(out, "--max-loop-backlog", running.maxLoopBacklogBytes(), next.maxLoopBacklogBytes());
         check(out, "--node-name", running.nodeName(), next.nodeName());
         check(out, "--nats*", nats(running.nats()), nats(next.nats()));
@@ -54,7 +53,7 @@ final class RestartOnly {
     private static List<Object> nats(NatsConfig n) {
         return n == null ? null : List.of(n.servers(), String.valueOf(n.user()), String.valueOf(n.password()),
                 String.valueOf(n.token()), String.valueOf(n.credsFile()), n.tls(), String.valueOf(n.tlsCaFile()),
-                n.maxPendingBytes());
+                n.maxPendingBytes(), n.losslessTimeout());
     }
 
     private static List<Object> tls(TlsConfig t) {

@@ -38,6 +38,24 @@ class ArchitectureTest {
         check(ArchitectureRules.natsOnlyInCluster());
     }
 
+    /**
+     * docs/packages.md holds the package graph as the compiled classes have it, so the drawing
+     * cannot go stale: this fails when it differs, and writes it anew when run with
+     * {@code -Dcrossbar.updateDocs=true}.
+     */
+    @Test
+    void thePackageDrawingInTheDocsIsCurrent() throws Exception {
+        java.nio.file.Path doc = java.nio.file.Path.of("..", "docs", "packages.md");
+        String drawn = PackageGraph.of(classes).markdown();
+        if (Boolean.getBoolean("crossbar.updateDocs")) {
+            java.nio.file.Files.writeString(doc, drawn);
+        }
+        String committed = java.nio.file.Files.exists(doc) ? java.nio.file.Files.readString(doc) : "";
+        org.junit.jupiter.api.Assertions.assertEquals(drawn, committed, "docs/packages.md is stale; write it anew with "
+                + "./mvnw -B -ntp -pl crossbar-server -am test -Dtest=ArchitectureTest -Dsurefire.failIfNoSpecifiedTests=false "
+                + "-Dcrossbar.updateDocs=true");
+    }
+
     private static void check(ArchRule rule) {
         EvaluationResult result = rule.evaluate(classes);
         assertFalse(result.hasViolation(), () -> result.getFailureReport().toString());

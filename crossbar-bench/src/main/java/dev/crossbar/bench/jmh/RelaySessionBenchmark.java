@@ -6,6 +6,7 @@ import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.server.http.Draining;
 import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.transport.ConnectionLimiter;
@@ -114,7 +115,7 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
         CrossbarInitializer init = new CrossbarInitializer(config, router,
                 new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), Map.of(),
                 new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress()),
-                new HandshakeFailures(), null, null, eventLoops, new SessionRegistry(config.sessions()));
+                new HandshakeFailures(), null, null, eventLoops, new SessionRegistry(config.sessions()), new Draining());
 
         // The publisher first, as a camera comes before its viewers: it stays on the topic's home loop.
         publisher = connect(init, eventLoops, 0, "/in/" + TOPIC);

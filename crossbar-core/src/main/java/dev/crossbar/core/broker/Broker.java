@@ -50,6 +50,15 @@ public interface Broker {
     void noInterest(TopicKey topic);
 
     /**
+     * As {@link #interest(TopicKey)}, saying whether {@code topic} is a {@code slow=backpressure}
+     * (lossless) stream, whose messages the broker must not lose on the way from other nodes
+     * without saying so. The registry calls this one; the default ignores the difference.
+     */
+    default void interest(TopicKey topic, boolean lossless) {
+        interest(topic);
+    }
+
+    /**
      * Tells the other nodes that this node's receivers of a {@code slow=backpressure} topic hold its
      * senders back ({@code held}) or no longer do, so that they hold theirs too: a lossless stream
      * is held back across the cluster, not only on the node whose receiver is slow. Called when the
@@ -72,6 +81,16 @@ public interface Broker {
      * {@code payload} and releases it, whether the message was sent or dropped.
      */
     void publish(TopicKey topic, boolean text, ByteBuf payload);
+
+    /**
+     * As {@link #publish(TopicKey, boolean, ByteBuf)}, for a message of a {@code slow=backpressure}
+     * stream when {@code lossless}: the broker delivers it to every node with receivers, or tells
+     * them all it could not ({@link RemoteDelivery#broken}). The router calls this one; the
+     * default treats every stream alike. Same ownership.
+     */
+    default void publish(TopicKey topic, boolean text, ByteBuf payload, boolean lossless) {
+        publish(topic, text, payload);
+    }
 
     /**
      * Whether the link to the other nodes is behind: messages for them wait past half its bound

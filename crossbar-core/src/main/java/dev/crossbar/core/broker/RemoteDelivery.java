@@ -33,4 +33,13 @@ public interface RemoteDelivery {
      */
     default void linkRelieved() {
     }
+
+    /**
+     * A lossless stream of {@code topic} lost messages that cannot be sent again: every local
+     * member that receives it is closed, saying {@code reason}, and so are those that send on it
+     * when {@code senders} (this node published the messages that were lost). Any thread; never
+     * blocks.
+     */
+    default void broken(TopicKey topic, boolean senders, String reason) {
+    }
 }

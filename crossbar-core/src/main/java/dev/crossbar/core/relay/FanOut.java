@@ -6,11 +6,11 @@ import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Sends one message to receivers grouped by event loop: the frame is built once
- * ({@link PreparedFrame}); receivers on the sender's own loop are written there, with no hand-off
- * (a few at once, more at the end of the loop's batch, as a run), and flushed together; each other
- * loop gets one queued delivery ({@link LoopQueue}) and is woken once per batch of the sender's
- * loop. Each receiver writes a {@code retainedDuplicate()} on its own loop.
+ * Sends one message to a topic's receivers, grouped by event loop ({@link LoopGroup}): the frame is
+ * built once ({@link PreparedFrame}); receivers on the sender's own loop are written at once, in
+ * the thread that read the message; every other loop gets one queued delivery, and is woken once
+ * per batch of the sender's loop ({@link LoopOutbox}). Each receiver writes a
+ * {@code retainedDuplicate()} of the frame on its own loop.
  *
  * <p>Ownership: {@link #send} takes the caller's reference to the payload and releases it exactly
  * once, when the deliveries are written or queued.
@@ -21,7 +21,7 @@ public final class FanOut {
     public static final long DEFAULT_MAX_LOOP_BACKLOG_BYTES = 64L * 1024 * 1024;
 
     private final long maxLoopBacklogBytes;
-    private final ConcurrentHashMap<EventExecutor, LoopQueue> queues = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<EventExecutor, LoopOutbox> outboxes = new ConcurrentHashMap<>();
 
     public FanOut(long maxLoopBacklogBytes) {
         if (maxLoopBacklogBytes <= 0) {
@@ -51,24 +51,17 @@ public final class FanOut {
             return;
         }
         PreparedFrame frame = PreparedFrame.of(alloc, text, payload, now).randomAccessAt(randomAccess);
-        // The sender's loop, which batches this read's hand-offs; none for messages from other nodes.
-        LoopQueue origin = sender != null && sender.executor().inEventLoop() ? queueFor(sender.executor()) : null;
+        // The sender's loop batches this read's hand-offs; a message from another node has none.
+        LoopOutbox origin = sender != null && sender.executor().inEventLoop() ? outbox(sender.executor()) : null;
         try {
             for (LoopGroup group : groups) {
                 if (sender != null && !group.reachesOtherThan(sender)) {
                     continue;
                 }
-                LoopQueue queue = queueFor(group.loop());
-                boolean queued = true;
-                if (queue == origin) {
-                    // The receivers live on this thread: written here, no hand-off, no wake-up.
-                    queued = queue.deliverHere(frame, group.members(), sender);
-                } else if (origin != null) {
-                    queued = queue.offerFrom(origin, frame, group.members(), sender);
-                } else {
-                    queued = queue.offer(frame, group.members(), sender);
-                }
-                if (!queued) {
+                LoopOutbox box = outbox(group.loop());
+                if (box == origin) {
+                    box.writeHere(frame, group.members(), sender);
+                } else if (!box.post(frame, group.members(), sender, origin)) {
                     for (Member m : group.members()) {
                         if (m != sender) {
                             m.stats().recordDroppedElsewhere();
@@ -77,17 +70,15 @@ public final class FanOut {
                 }
             }
         } finally {
-            // Receivers here have copied a small frame by now: unless another loop's queue holds it,
-            // its buffer is free for this loop's next one.
-            frame.releaseOrKeep();
+            frame.release();
         }
     }
 
     /** Bytes of fan-out work queued across all loops, for metrics. */
     public long backlogBytes() {
         long sum = 0;
-        for (LoopQueue q : queues.values()) {
-            sum += q.backlogBytes();
+        for (LoopOutbox o : outboxes.values()) {
+            sum += o.backlogBytes();
         }
         return sum;
     }
@@ -98,20 +89,16 @@ public final class FanOut {
      */
     public boolean backlogged() {
         long half = maxLoopBacklogBytes / 2;
-        for (LoopQueue q : queues.values()) {
-            if (q.backlogBytes() > half) {
+        for (LoopOutbox o : outboxes.values()) {
+            if (o.backlogBytes() > half) {
                 return true;
             }
         }
         return false;
     }
 
-    private LoopQueue queueFor(EventExecutor loop) {
-        LoopQueue q = queues.get(loop);
-        return q != null ? q : queues.computeIfAbsent(loop, this::newQueue);
-    }
-
-    private LoopQueue newQueue(EventExecutor loop) {
-        return new LoopQueue(loop, maxLoopBacklogBytes);
+    private LoopOutbox outbox(EventExecutor loop) {
+        LoopOutbox o = outboxes.get(loop);
+        return o != null ? o : outboxes.computeIfAbsent(loop, l -> new LoopOutbox(l, maxLoopBacklogBytes));
     }
 }

@@ -1,6 +1,5 @@
 package dev.crossbar.core.relay;
 
-import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ClientIdentity;
 import dev.crossbar.core.stats.ConnectionStats;
@@ -45,21 +44,6 @@ public interface Member {
     boolean deliver(PreparedFrame frame);
 
     /**
-     * Writes a run of messages, in order, without flushing, as {@link #deliver} would one by one
-     * (which is what this default does). An implementation may write the run's buffer whole when
-     * every message of it would be written; the run is borrowed.
-     *
-     * @return as {@link #deliver}
-     */
-    default boolean deliverRun(FrameRun run) {
-        boolean newlyNeedsFlush = false;
-        for (int i = 0; i < run.count(); i++) {
-            newlyNeedsFlush |= deliver(run.frame(i));
-        }
-        return newlyNeedsFlush;
-    }
-
-    /**
      * Writes one message of this member's replay, the messages a topic kept for newcomers. Not
      * subject to the queue bound: the replay is bounded by what the topic keeps, and a replay with
      * a hole (a keyframe's packets missing) is worse than none.
@@ -79,4 +63,12 @@ public interface Member {
 
     /** Flushes what {@link #deliver} wrote since the last flush. */
     void flush();
+
+    /**
+     * The lossless stream this member is on lost messages that nobody can send again: the
+     * connection is closed with a code and {@code reason} that say so, rather than let a hole in
+     * the stream pass unseen. Called on {@link #executor()}.
+     */
+    default void streamBroken(String reason) {
+    }
 }

@@ -17,9 +17,8 @@ import io.netty.buffer.CompositeByteBuf;
  * buffer without copying. A payload read into a {@link #payloadBuffer} already has its header in
  * front and becomes the frame as it is: no second buffer, no copy. Each receiver writes a
  * {@code retainedDuplicate()} of {@link #content()}; the frame itself holds one reference, released
- * by whoever made it. A frame that receivers share (over {@link SharedFrameBuffers#COPIED_MAX_BYTES})
- * is allocated from {@link SharedFrameBuffers}, whatever allocator the caller gives, so that those
- * duplicates are recycled rather than garbage.
+ * by whoever made it. Buffers come from the allocator the caller gives: the relay's is
+ * {@link RelayBuffers}, whose duplicates are recycled rather than garbage.
  */
 public final class PreparedFrame {
 
@@ -57,7 +56,7 @@ public final class PreparedFrame {
                     "length: " + length + " (expected: 0 to " + (CONTIGUOUS_LIMIT - 1) + ")");
         }
         int header = headerLength(length);
-        ByteBuf buf = smallOrShared(alloc, header + length);
+        ByteBuf buf = alloc.directBuffer(header + length, header + length);
         writeHeader(buf, text, length);
         buf.readerIndex(header);
         return buf;
@@ -88,7 +87,8 @@ public final class PreparedFrame {
         }
         ByteBuf frame;
         try {
-            frame = length < CONTIGUOUS_LIMIT ? smallOrShared(alloc, headerLength(length) + length)
+            int frameLength = headerLength(length) + length;
+            frame = length < CONTIGUOUS_LIMIT ? alloc.directBuffer(frameLength, frameLength)
                     : alloc.directBuffer(headerLength(length));
         } catch (Throwable t) {
             payload.release();
@@ -114,12 +114,6 @@ public final class PreparedFrame {
             frame = joined;
         }
         return new PreparedFrame(frame, text, length, publishedAtNanos);
-    }
-
-    /** A buffer for a whole frame: this thread's kept one if it is small, else one that receivers share. */
-    private static ByteBuf smallOrShared(ByteBufAllocator alloc, int frameLength) {
-        return frameLength <= SmallFrameBuffers.MAX_BYTES ? SmallFrameBuffers.take(alloc, frameLength)
-                : SharedFrameBuffers.forFrame(alloc, frameLength).directBuffer(frameLength, frameLength);
     }
 
     private static void writeHeader(ByteBuf frame, boolean text, int length) {
@@ -204,24 +198,6 @@ public final class PreparedFrame {
         return of(alloc, text, tail, publishedAtNanos).randomAccessAt(0);
     }
 
-    /**
-     * This frame in a buffer of its own, allocated on the calling thread: for an event loop that
-     * writes one message to many receivers, so that their references are counted on a buffer no
-     * other loop touches (each receiver's {@code retainedDuplicate()} and release change the count;
-     * on a buffer shared with another loop, each of those is a cache miss). The caller releases it.
-     */
-    public PreparedFrame copy(ByteBufAllocator alloc) {
-        int length = content.readableBytes();
-        ByteBuf mine = SharedFrameBuffers.forFrame(alloc, length).directBuffer(length, length);
-        try {
-            mine.writeBytes(content, content.readerIndex(), length);
-        } catch (Throwable t) {
-            mine.release();
-            throw t;
-        }
-        return new PreparedFrame(mine, text, payloadLength, publishedAtNanos).randomAccessAt(randomAccess);
-    }
-
     public PreparedFrame retain() {
         content.retain();
         return this;
@@ -229,15 +205,6 @@ public final class PreparedFrame {
 
     public boolean release() {
         return content.release();
-    }
-
-    /**
-     * Releases the frame's reference from the thread that prepared it, once its deliveries are
-     * written or queued: a small frame's buffer that nothing else holds any more is kept for the
-     * thread's next small frame ({@link SmallFrameBuffers}) instead of freed.
-     */
-    void releaseOrKeep() {
-        SmallFrameBuffers.keepOrRelease(content);
     }
 
     public int refCnt() {

@@ -1,5 +1,6 @@
 package dev.crossbar.core.replay;
 
+import dev.crossbar.core.relay.RelayBuffers;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ public final class LastValues implements StreamMemory {
             oldest.remove();
             evicted++;
         }
-        ByteBuf copy = ByteBufAllocator.DEFAULT.directBuffer(length, length);
+        ByteBuf copy = RelayBuffers.ALLOCATOR.directBuffer(length, length);
         copy.writeBytes(payload, payload.readerIndex(), length);
         last.put(publisher, new Replayed(text, copy));
         bytes += length;

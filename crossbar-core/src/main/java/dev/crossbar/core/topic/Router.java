@@ -8,6 +8,7 @@ import dev.crossbar.core.relay.FanOut;
 import dev.crossbar.core.relay.LoopGroup;
 import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.PreparedFrame;
+import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.replay.Replayed;
 import dev.crossbar.core.replay.StreamMemory;
 import dev.crossbar.core.route.Route;
@@ -26,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Per message: the schema, and then the sender's access ({@link Member#maySend()}), decide
  * whether the sender may send; the frame is built once ({@link PreparedFrame}); receivers on the
  * sender's own event loop are written at once (and flushed together after the read batch); each
- * other event loop with receivers gets one queued delivery ({@link LoopQueue}), and is woken once
+ * other event loop with receivers gets one queued delivery (the fan-out's loop outbox), and is woken once
  * per batch of the sender's loop, not once per message. Each receiver
  * writes a {@code retainedDuplicate()} on its own loop. The original reference is released exactly
  * once, here, when the deliveries are written or queued.
@@ -82,7 +83,7 @@ public final class Router implements RemoteDelivery {
         boolean flush = false;
         for (Replayed r : replay) {
             // Each payload's reference goes to its frame, released once written.
-            PreparedFrame frame = PreparedFrame.of(ByteBufAllocator.DEFAULT, r.text(), r.payload(), now);
+            PreparedFrame frame = PreparedFrame.of(RelayBuffers.ALLOCATOR, r.text(), r.payload(), now);
             try {
                 flush |= member.deliverReplay(frame);
             } finally {
@@ -140,8 +141,8 @@ public final class Router implements RemoteDelivery {
             }
         } finally {
             if (remote != null) {
-                broker.publish(route.topic(), text, remote);
                 HoldBack hold = topic.holdBack();
+                broker.publish(route.topic(), text, remote, hold != null);
                 if (hold != null && broker.congested()) {
                     holdForLink(topic, hold);
                 }
@@ -203,13 +204,13 @@ public final class Router implements RemoteDelivery {
             // A socket write copies a heap buffer into a fresh direct one, once per receiver; copy
             // once here instead, so every receiver shares the same direct bytes.
             try {
-                shared = ByteBufAllocator.DEFAULT.directBuffer(payload.readableBytes());
+                shared = RelayBuffers.ALLOCATOR.directBuffer(payload.readableBytes());
                 shared.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
             } finally {
                 payload.release();
             }
         }
-        fanOut.send(groups, null, text, shared, ByteBufAllocator.DEFAULT, System.nanoTime(), randomAccess);
+        fanOut.send(groups, null, text, shared, RelayBuffers.ALLOCATOR, System.nanoTime(), randomAccess);
         return receivers;
     }
 
@@ -233,6 +234,23 @@ public final class Router implements RemoteDelivery {
             HoldBack hold = topic.holdBack();
             if (hold != null) {
                 hold.expireRemote(maxAgeNanos);
+            }
+        }
+    }
+
+    /**
+     * Closes the local members of a lossless stream that lost messages (see
+     * {@link RemoteDelivery#broken}): each on its own event loop.
+     */
+    @Override
+    public void broken(TopicKey key, boolean senders, String reason) {
+        Topic topic = topics.get(key);
+        if (topic == null) {
+            return;
+        }
+        for (Member m : topic.members()) {
+            if (m.route().canReceive() || (senders && m.route().canSend())) {
+                m.executor().execute(() -> m.streamBroken(reason));
             }
         }
     }

@@ -122,7 +122,7 @@ public final class TopicRegistry {
             boolean hadSenders = t.hasSenders();
             List<Replayed> replay = t.add(member);
             if (!hadReceivers && t.hasReceivers()) {
-                broker.interest(key);
+                broker.interest(key, t.holdBack() != null);
             }
             if (t.holdBack() != null && !hadSenders && t.hasSenders()) {
                 broker.holdInterest(key, true);

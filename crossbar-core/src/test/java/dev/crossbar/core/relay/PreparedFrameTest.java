@@ -118,32 +118,6 @@ class PreparedFrameTest {
     }
 
     @Test
-    void aLoopsCopyHasTheSameBytesAndItsOwnReferences() {
-        byte[] bytes = new byte[4600];
-        new Random(7).nextBytes(bytes);
-        PreparedFrame shared = PreparedFrame.of(alloc, true, alloc.directBuffer(bytes.length).writeBytes(bytes), 42L)
-                .randomAccessAt(188);
-        PreparedFrame copy = shared.copy(alloc);
-        try {
-            assertArrayEquals(ByteBufUtil.getBytes(shared.content()), ByteBufUtil.getBytes(copy.content()));
-            assertEquals(true, copy.isText());
-            assertEquals(bytes.length, copy.payloadLength());
-            assertEquals(42L, copy.publishedAtNanos());
-            assertEquals(188, copy.randomAccess());
-            // Counting a receiver's reference on the copy leaves the shared frame's count alone.
-            copy.content().retainedDuplicate().release();
-            copy.retain();
-            assertEquals(1, shared.refCnt());
-            assertEquals(2, copy.refCnt());
-            copy.release();
-        } finally {
-            copy.release();
-            shared.release();
-        }
-        assertEquals(0, copy.refCnt());
-    }
-
-    @Test
     void largePayloadsAreSharedNotCopied() {
         ByteBuf payload = alloc.directBuffer(PreparedFrame.CONTIGUOUS_LIMIT).writeZero(PreparedFrame.CONTIGUOUS_LIMIT);
         PreparedFrame frame = PreparedFrame.of(alloc, false, payload, 0L);
@@ -180,45 +154,14 @@ class PreparedFrameTest {
     }
 
     /**
-     * A frame over the copy limit is shared by its receivers, one duplicate each, so a contiguous one
-     * comes from the shared pool whatever allocator the caller gave; smaller frames, and a
-     * composite's header, use the caller's.
-     */
-    @ParameterizedTest
-    @ValueSource(ints = {0, 125, SharedFrameBuffers.COPIED_MAX_BYTES - 4, SharedFrameBuffers.COPIED_MAX_BYTES - 3,
-            4600, PreparedFrame.CONTIGUOUS_LIMIT - 1, PreparedFrame.CONTIGUOUS_LIMIT})
-    void framesReceiversShareComeFromTheSharedPool(int length) {
-        ByteBufAllocator callers = UnpooledByteBufAllocator.DEFAULT;
-        PreparedFrame copied = PreparedFrame.of(callers, false, callers.directBuffer(length).writeZero(length), 1L);
-        PreparedFrame read = length < PreparedFrame.CONTIGUOUS_LIMIT
-                ? PreparedFrame.of(callers, false, PreparedFrame.payloadBuffer(callers, false, length).writeZero(length), 1L)
-                : copied.retain();
-        PreparedFrame local = copied.copy(callers);
-        try {
-            for (PreparedFrame frame : new PreparedFrame[] {copied, read, local}) {
-                ByteBuf content = frame.content();
-                boolean composite = content instanceof CompositeByteBuf;
-                boolean shared = !composite && frame.frameLength() > SharedFrameBuffers.COPIED_MAX_BYTES;
-                ByteBuf first = composite ? ((CompositeByteBuf) content).component(0) : content;
-                assertSame(shared ? SharedFrameBuffers.POOL : callers, first.alloc(),
-                        "allocator of a " + frame.frameLength() + "-byte frame");
-            }
-        } finally {
-            copied.release();
-            read.release();
-            local.release();
-        }
-    }
-
-    /**
-     * On an event loop's kind of thread, the duplicates receivers write of a shared frame are
-     * recycled: once the first few are given back, every later one is an object seen before, not
-     * a new one per receiver per message.
+     * On an event loop's kind of thread, the duplicates receivers write of a frame from the relay's
+     * buffers ({@link RelayBuffers}) are recycled: once the first few are given back, every later
+     * one is an object seen before, not a new one per receiver per message.
      */
     @Test
-    void duplicatesOfASharedFrameAreRecycledOnEventLoopThreads() throws Exception {
-        PreparedFrame frame = PreparedFrame.of(UnpooledByteBufAllocator.DEFAULT, false,
-                Unpooled.directBuffer(4600).writeZero(4600), 1L);
+    void duplicatesOfAFrameFromTheRelaysBuffersAreRecycledOnEventLoopThreads() throws Exception {
+        PreparedFrame frame = PreparedFrame.of(RelayBuffers.ALLOCATOR, false,
+                RelayBuffers.ALLOCATOR.directBuffer(4600).writeZero(4600), 1L);
         Set<ByteBuf> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         AtomicInteger fresh = new AtomicInteger();
         AtomicReference<Throwable> failed = new AtomicReference<>();

@@ -89,34 +89,6 @@ final class RecordingMember implements Member {
     }
 
     @Override
-    public boolean deliverRun(FrameRun run) {
-        if (!takesRuns) {
-            return Member.super.deliverRun(run);
-        }
-        if (!loop.inEventLoop()) {
-            wrongThread.incrementAndGet();
-        }
-        runLengths.add(run.length());
-        ByteBuf content = run.content();
-        int at = content.readerIndex();
-        for (int i = 0; i < run.count(); i++) {
-            byte[] frame = ByteBufUtil.getBytes(run.frame(i).content());
-            byte[] inRun = ByteBufUtil.getBytes(content, at, frame.length);
-            if (!Arrays.equals(frame, inRun)) {
-                runFaults.add("frame " + i + " of a run differs from its message");
-            }
-            received.add(inRun);
-            at += frame.length;
-        }
-        if (at != content.writerIndex()) {
-            runFaults.add("a run's buffer holds " + (content.writerIndex() - at) + " bytes past its frames");
-        }
-        boolean first = !dirty;
-        dirty = true;
-        return first;
-    }
-
-    @Override
     public void flush() {
         beforeFlush.run();
         if (failFlush) {

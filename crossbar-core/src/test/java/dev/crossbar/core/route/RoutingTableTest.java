@@ -118,7 +118,7 @@ class RoutingTableTest {
                 .replace("' :", "':"), "/cam/x*:start=last");
         assertMessage("--route #1: unknown option 'rate' (keys: start, max-latency, slow, schema)", "/cam/*:rate=5");
         assertMessage("--route #1: 'start' given twice", "/cam/*:start=last,start=keyframe");
-        assertMessage("--route #1: 'soon' is not a duration (e.g. 500ms, 2s, 1m)", "/cam/*:max-latency=soon");
+        assertMessage("--route #1: 'soon' (expected: a duration such as 500ms, 30s, 1.5s or 5m)", "/cam/*:max-latency=soon");
         assertMessage("--route #1: max-latency=0ms (expected: > 0, e.g. 500ms)", "/cam/*:max-latency=0ms");
         assertMessage("--route #1: pattern '/cam//x' has an empty segment", "/cam//x:start=last");
     }

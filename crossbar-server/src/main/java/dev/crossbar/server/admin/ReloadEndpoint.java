@@ -28,7 +28,10 @@ import java.util.function.Supplier;
 public final class ReloadEndpoint implements HttpEndpoint {
 
     public static final String PATH = "/admin/reload";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Made on the first reload: a relay that is never reloaded holds nothing of Jackson's databind. */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
+    }
 
     private final AdminAuthority authority;
     private final Supplier<Reloaded> reload;
@@ -56,7 +59,7 @@ public final class ReloadEndpoint implements HttpEndpoint {
             body.put("detail", r.detail());
             String json;
             try {
-                json = JSON.writeValueAsString(body);
+                json = Json.MAPPER.writeValueAsString(body);
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("a boolean and a string are JSON", e);
             }

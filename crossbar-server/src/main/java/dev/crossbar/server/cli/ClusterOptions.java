@@ -41,7 +41,13 @@ final class ClusterOptions {
                     + "past that, messages for other nodes are dropped whole and counted (default ${DEFAULT-VALUE}).")
     long maxPending;
 
-    @Option(names = "--node-name", paramLabel = "NAME", description = "This node's name in statistics and in NATS's connection list (env CROSSBAR_NODE_NAME; default: the host name).")
+    @Option(names = "--nats-lossless-timeout", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "slow=backpressure streams: how long messages are kept for a node that cannot "
+                    + "be reached (this node's NATS link down, or the other silent); past it they are given up and the "
+                    + "stream's clients closed with 4010 (default ${DEFAULT-VALUE}).")
+    java.time.Duration losslessTimeout;
+
+    @Option(names = "--node-name", paramLabel = "NAME", description = "This node's name in statistics and in NATS's connection list (default: the host name).")
     String nodeName;
 
     /**
@@ -65,6 +71,7 @@ final class ClusterOptions {
                 .tls(tls || tlsCa != null)
                 .tlsCaFile(tlsCa)
                 .maxPendingBytes(maxPending)
+                .losslessTimeout(losslessTimeout)
                 .build();
     }
 }

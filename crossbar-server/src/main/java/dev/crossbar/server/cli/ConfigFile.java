@@ -27,7 +27,10 @@ final class ConfigFile {
     record Entry(String key, List<String> values, boolean list, int line) {
     }
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    /** Made on first use: a relay started without a file loads no YAML reader at all. */
+    private static final class Yaml {
+        static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory());
+    }
 
     private final Path path;
     private final Map<String, Entry> entries;
@@ -58,7 +61,7 @@ final class ConfigFile {
             throw new ConfigException(path + ": cannot read (" + e.getMessage() + ")");
         }
         Map<String, Entry> entries = new LinkedHashMap<>();
-        try (JsonParser p = YAML.getFactory().createParser(text)) {
+        try (JsonParser p = Yaml.MAPPER.getFactory().createParser(text)) {
             JsonToken first = p.nextToken();
             if (first == null) {
                 return new ConfigFile(path, entries); // an empty file sets nothing
@@ -71,7 +74,7 @@ final class ConfigFile {
                 String key = p.currentName();
                 int line = p.currentLocation().getLineNr();
                 p.nextToken();
-                JsonNode value = YAML.readTree(p);
+                JsonNode value = Yaml.MAPPER.readTree(p);
                 if (entries.containsKey(key)) {
                     throw new ConfigException(path + ":" + line + ": " + key + ": given twice (first on line "
                             + entries.get(key).line() + ")");

@@ -62,11 +62,6 @@ public final class CrossbarCommand {
                     + " (less CPU per message); further members go to the thread with the fewest of the topic's members. 0: off (default ${DEFAULT-VALUE}).")
     int homeLoopMembers;
 
-    @Option(names = "--fanout-loop-receivers", paramLabel = "N", description = "A 1:N stream's publishers are read on one I/O thread and its subscribers, past the first, written"
-                    + " by the others, up to N each; past that every thread takes its share. 0: placed like any topic"
-                    + " (default ${DEFAULT-VALUE}).")
-    int fanoutLoopReceivers;
-
     @Option(names = "--transport", paramLabel = "auto|nio", description = "auto: native epoll on Linux, else NIO; nio: always NIO (default ${DEFAULT-VALUE}).")
     String transport;
 
@@ -134,6 +129,12 @@ public final class CrossbarCommand {
     @Option(names = "--shutdown-grace", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
             description = "On SIGTERM, how long clients get to close after 1001 (default ${DEFAULT-VALUE}).")
     Duration shutdownGrace;
+
+    @Option(names = "--drain-timeout", paramLabel = "DURATION", converter = UnitConverters.DurationConverter.class,
+            description = "On SIGTERM or POST /admin/drain: new connections refused, /healthz draining, clients closed "
+                    + "with 1012 so they reconnect elsewhere; lossless streams get this long to finish (default ${DEFAULT-VALUE}; "
+                    + "0: everyone at once).")
+    Duration drainTimeout;
 
     @Option(names = "--max-connections", paramLabel = "N", description = "Connections at once; beyond it new ones get 503 before the upgrade (default ${DEFAULT-VALUE}).")
     int maxConnections;
@@ -261,7 +262,6 @@ public final class CrossbarCommand {
                 .listen(listen)
                 .eventLoops(eventLoops)
                 .homeLoopMembers(homeLoopMembers)
-                .fanoutLoopReceivers(fanoutLoopReceivers)
                 .preferNativeTransport(preferNative)
                 .maxMessageBytes(maxMessage)
                 .ingestMessageBytes(ingestMessageSize)
@@ -279,6 +279,7 @@ public final class CrossbarCommand {
                 .slowConsumerGrace(slowConsumerGrace)
                 .clientStallTimeout(clientStallTimeout)
                 .shutdownGrace(shutdownGrace)
+                .drainTimeout(drainTimeout)
                 .logLevel(logLevel)
                 .logFormat(LogFormat.of(logFormat))
                 .maxConnections(maxConnections)
@@ -387,8 +388,12 @@ public final class CrossbarCommand {
             return 1;
         }
         HangupReload.install(() -> server.reload());
+        // A drain asked for over HTTP ends the process, so that the service manager starts the new one.
+        server.afterDrain(() -> new Thread(() -> System.exit(0), "crossbar-drained").start());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            // SIGTERM (or the exit above): drain first, then close what is left.
+            server.drain(server.config().drainTimeout()).join();
             server.close();
             stopped.countDown();
         }, "crossbar-shutdown"));

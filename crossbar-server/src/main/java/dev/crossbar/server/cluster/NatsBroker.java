@@ -48,6 +48,11 @@ import org.slf4j.LoggerFactory;
  * one message) and in the client's outgoing buffer (the engine waits for room, so this queue fills
  * instead). The client buffers up to the same bound while reconnecting.
  *
+ * <p>Lossless streams ({@code slow=backpressure}) take another way through the engine, the
+ * {@link LosslessLink}: numbered, kept until acknowledged, sent again, or declared lost. What it
+ * keeps counts in this queue's bound; a lossless message that does not fit is a verdict, not a
+ * silent drop. Ordinary streams pay nothing for it per message.
+ *
  * <p>Ownership: {@link #publish} takes the payload reference and releases it once the bytes are
  * copied into NATS messages, or when the message is dropped.
  */
@@ -74,7 +79,15 @@ public final class NatsBroker implements Broker, AutoCloseable {
         CLOSED
     }
 
-    private sealed interface Op permits Publish, Interest, Hold, HoldInterest {
+    private sealed interface Op permits Publish, Interest, Hold, HoldInterest, Overflow, Task {
+    }
+
+    /** A lossless message did not fit the bound: lost, and to be said so. */
+    private record Overflow(TopicKey key) implements Op {
+    }
+
+    /** Work for the engine from another thread (acknowledgements of lossless streams). */
+    private record Task(Runnable run) implements Op {
     }
 
     /** This node has senders on a lossless topic, or no longer has. */
@@ -85,10 +98,10 @@ public final class NatsBroker implements Broker, AutoCloseable {
     private record Hold(TopicKey key, boolean held) implements Op {
     }
 
-    private record Publish(TopicKey key, boolean text, ByteBuf payload, int cost) implements Op {
+    private record Publish(TopicKey key, boolean text, ByteBuf payload, int cost, boolean lossless) implements Op {
     }
 
-    private record Interest(TopicKey key, boolean on) implements Op {
+    private record Interest(TopicKey key, boolean on, boolean lossless) implements Op {
     }
 
     /** A topic as this node sends it: subject, key bytes (hashed subjects only), stream id and sequence. */
@@ -122,10 +135,23 @@ public final class NatsBroker implements Broker, AutoCloseable {
     private volatile boolean closing;
     private volatile boolean stopped;
     private volatile int subscriptionCount;
+    /** Counts the link's comebacks (the client's RECONNECTED), for the engine to resend after each. */
+    private volatile int linkEpoch;
+    /**
+     * The client's outgoing buffer as the engine last read it (after every operation): event loops
+     * read this, never the client, whose lock is held for as long as it reconnects.
+     */
+    private volatile long clientPendingBytes;
+    private volatile long upSinceNanos;
+    private volatile long downSinceNanos;
+    private final LosslessLink lossless;
+    /** The stream ids this node sends under: its own messages, echoed back, are never delivered here. */
+    private final OwnStreams own = new OwnStreams();
 
     // Engine thread only.
     private Dispatcher dispatcher;
     private HoldSignals holds;
+    private int seenEpoch;
     private final Map<TopicKey, TopicSubscription> subscriptions = new HashMap<>();
     private final Map<TopicKey, OutStream> outStreams = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -145,6 +171,8 @@ public final class NatsBroker implements Broker, AutoCloseable {
         this.nodeName = requireNonNull(nodeName, "nodeName");
         this.maxMessageBytes = maxMessageBytes;
         this.options = options(config, nodeName);
+        this.lossless = new LosslessLink(nodeName, stats, warnings, config.losslessTimeout().toNanos(),
+                r -> ops.add(new Task(r)), this::tryPublish, random, own);
         this.engine = new Thread(this::run, "crossbar-nats");
         this.engine.setDaemon(true);
     }
@@ -155,6 +183,8 @@ public final class NatsBroker implements Broker, AutoCloseable {
                 .connectionName(name)
                 // A node never receives its own publishes: its local members had them already.
                 .noEcho()
+                // The servers in the order given: the nearest first, as operators are told to list them.
+                .noRandomize()
                 .maxReconnects(-1)
                 .reconnectWait(c.reconnectWait())
                 .connectionTimeout(c.connectTimeout())
@@ -198,12 +228,17 @@ public final class NatsBroker implements Broker, AutoCloseable {
 
     @Override
     public void interest(TopicKey topic) {
-        ops.add(new Interest(topic, true));
+        ops.add(new Interest(topic, true, false));
+    }
+
+    @Override
+    public void interest(TopicKey topic, boolean lossless) {
+        ops.add(new Interest(topic, true, lossless));
     }
 
     @Override
     public void noInterest(TopicKey topic) {
-        ops.add(new Interest(topic, false));
+        ops.add(new Interest(topic, false, false));
     }
 
     @Override
@@ -217,28 +252,44 @@ public final class NatsBroker implements Broker, AutoCloseable {
     }
 
     /**
-     * Past half the bound, while connected: lossless senders are held (see {@link Broker#congested}).
-     * What counts is all this node has in flight, this queue and the client's outgoing buffer: the
-     * receiving nodes' clients take at most the same bound at once, so in flight stays within it.
+     * Past half the bound: lossless senders are held (see {@link Broker#congested}). What counts is
+     * all this node has in flight, this queue, the client's outgoing buffer and the lossless
+     * messages kept until acknowledged: the receiving nodes' clients take at most the same bound at
+     * once, so in flight stays within it.
      */
     @Override
     public boolean congested() {
-        return state == State.CONNECTED && inFlightBytes() > config.maxPendingBytes() / 2;
+        return inFlightBytes() > config.maxPendingBytes() / 2;
     }
 
+    /**
+     * While connected, everything on its way; while not, only the lossless messages kept (they wait
+     * for the link, and so do their senders); the rest is dropped and counted as for any stream, and
+     * holding for it would hold for nothing. Any thread, never blocks.
+     */
     private long inFlightBytes() {
-        Connection c = connection;
-        return queuedBytes.get() + (c == null ? 0 : c.outgoingPendingBytes());
+        long kept = lossless.heldBytes();
+        return state != State.CONNECTED ? kept : queuedBytes.get() + kept + clientPendingBytes;
+    }
+
+    /**
+     * Whether the link is up, asked without a lock: the client holds the lock that
+     * {@link Connection#outgoingPendingBytes()} takes for as long as it is reconnecting, so the engine
+     * (the only thread that makes that call) makes it only after this says yes.
+     */
+    private boolean linkUp(Connection c) {
+        return state == State.CONNECTED && c != null && c.getStatus() == Connection.Status.CONNECTED;
     }
 
     /**
      * Engine thread, after every operation and at least every 100 ms: senders held for the link are
-     * read again once it is down to a quarter of its bound, or when it is not connected (then what
-     * is sent is dropped and counted, as for any stream: holding would hold for nothing).
+     * read again once it is down to a quarter of its bound.
      */
     private void relieveLink() {
+        Connection c = connection;
+        clientPendingBytes = linkUp(c) ? c.outgoingPendingBytes() : 0;
         RemoteDelivery d = delivery;
-        if (d != null && (state != State.CONNECTED || inFlightBytes() <= config.maxPendingBytes() / 4)) {
+        if (d != null && inFlightBytes() <= config.maxPendingBytes() / 4) {
             d.linkRelieved();
         }
     }
@@ -255,9 +306,37 @@ public final class NatsBroker implements Broker, AutoCloseable {
                     before, state);
             return;
         }
-        ops.add(new Publish(topic, text, payload, cost));
+        ops.add(new Publish(topic, text, payload, cost, false));
         if (stopped) {
             // Raced with the engine's exit: nobody else will release what is queued.
+            discardQueued();
+        }
+    }
+
+    /**
+     * A lossless stream's message: as above, but within the bound together with what the lossless
+     * link keeps, and one that does not fit is lost with a verdict (its clients closed), never dropped
+     * silently. An empty link always takes one message.
+     */
+    @Override
+    public void publish(TopicKey topic, boolean text, ByteBuf payload, boolean lossless) {
+        if (!lossless) {
+            publish(topic, text, payload);
+            return;
+        }
+        int cost = payload.readableBytes() + MESSAGE_OVERHEAD_BYTES;
+        long before = queuedBytes.getAndAdd(cost) + this.lossless.heldBytes();
+        if (stopped || (before > 0 && before + cost > config.maxPendingBytes())) {
+            queuedBytes.getAndAdd(-cost);
+            payload.release();
+            stats.recordDroppedOut();
+            if (!stopped) {
+                ops.add(new Overflow(topic));
+            }
+            return;
+        }
+        ops.add(new Publish(topic, text, payload, cost, true));
+        if (stopped) {
             discardQueued();
         }
     }
@@ -281,8 +360,16 @@ public final class NatsBroker implements Broker, AutoCloseable {
                     holds.changed(c, h.key(), h.held());
                 } else if (op instanceof HoldInterest h) {
                     holds.listen(h.key(), h.on());
+                    lossless.listen(h.key(), h.on());
+                } else if (op instanceof Overflow o) {
+                    lossless.overflow(o.key());
+                } else if (op instanceof Task t) {
+                    t.run().run();
                 }
                 holds.tick(c);
+                if (lossless.active()) {
+                    tickLossless();
+                }
                 relieveLink();
             }
         } catch (InterruptedException e) {
@@ -290,9 +377,24 @@ public final class NatsBroker implements Broker, AutoCloseable {
         } catch (RuntimeException e) {
             log.error("Cluster link engine stopped by an unexpected error; this node now relays locally only", e);
         } finally {
+            if (closing && state == State.CONNECTED) {
+                lossless.farewell();
+            }
             stopped = true;
             discardQueued();
         }
+    }
+
+    /** Resends after the link came back, then the lossless link's timers. */
+    private void tickLossless() {
+        long now = System.nanoTime();
+        int epoch = linkEpoch;
+        boolean connected = state == State.CONNECTED;
+        if (epoch != seenEpoch && connected) {
+            seenEpoch = epoch;
+            lossless.linkBack(now);
+        }
+        lossless.tick(connected, upSinceNanos, downSinceNanos, now);
     }
 
     /**
@@ -302,6 +404,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
      */
     private Connection connect() throws InterruptedException {
         long waitMillis = config.reconnectWait().toMillis();
+        // Topics to subscribe once connected, each with whether it is lossless.
         Map<TopicKey, Boolean> wanted = new LinkedHashMap<>();
         java.util.Set<TopicKey> wantedHolds = new java.util.LinkedHashSet<>();
         while (!closing) {
@@ -311,16 +414,19 @@ public final class NatsBroker implements Broker, AutoCloseable {
                     c.close();
                     return null;
                 }
+                connection = c; // before re-subscribing: lossless subscriptions say they are there at once
                 dispatcher = c.createDispatcher();
                 // Bounded in bytes, not in count: what the dispatcher cannot hold is dropped by the
                 // client and shows up here as a gap in a stream's sequence, counted as lost.
                 dispatcher.setPendingLimits(-1, config.maxPendingBytes());
                 holds = new HoldSignals(nodeName, delivery, dispatcher);
+                lossless.attach(dispatcher, delivery);
                 for (TopicKey key : wantedHolds) {
                     holds.listen(key, true);
+                    lossless.listen(key, true);
                 }
-                for (TopicKey key : wanted.keySet()) {
-                    changeInterest(new Interest(key, true));
+                for (Map.Entry<TopicKey, Boolean> w : wanted.entrySet()) {
+                    changeInterest(new Interest(w.getKey(), true, w.getValue()));
                 }
                 return c;
             } catch (IOException e) {
@@ -334,7 +440,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
                 Op op = ops.poll(left, TimeUnit.NANOSECONDS);
                 if (op instanceof Interest i) {
                     if (i.on()) {
-                        wanted.put(i.key(), Boolean.TRUE);
+                        wanted.put(i.key(), i.lossless());
                     } else {
                         wanted.remove(i.key());
                     }
@@ -345,6 +451,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
                         wantedHolds.remove(h.key());
                     }
                 } else if (op instanceof Publish p) {
+                    // Lossless too: before the first connection no receiving node can be known.
                     p.payload().release();
                     queuedBytes.getAndAdd(-p.cost());
                     stats.recordDroppedOut();
@@ -360,11 +467,21 @@ public final class NatsBroker implements Broker, AutoCloseable {
         try {
             // The client's own buffer is bounded by waiting here (the call itself waits while the
             // client's writer is stuck on a stalled socket): meanwhile this queue fills and event
-            // loops drop whole messages, counted.
-            while (c.outgoingPendingBytes() >= config.maxPendingBytes() && !closing) {
+            // loops drop whole messages, counted. Not while the link is down: the client refuses
+            // what its reconnect buffer cannot take, and the engine's timers must go on.
+            while (linkUp(c) && c.outgoingPendingBytes() >= config.maxPendingBytes() && !closing) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             }
-            OutStream out = outStreams.computeIfAbsent(p.key(), k -> new OutStream(k, random.nextLong()));
+            if (p.lossless()) {
+                lossless.send(state == State.CONNECTED, c.getMaxPayload(), p.key(), p.text(), payload, p.cost(),
+                        System.nanoTime());
+                return;
+            }
+            OutStream out = outStreams.computeIfAbsent(p.key(), k -> {
+                long id = random.nextLong();
+                own.add(id);
+                return new OutStream(k, id);
+            });
             int length = payload.readableBytes();
             int header = Envelope.headerLength(out.keyBytes);
             long room = c.getMaxPayload() - header;
@@ -401,11 +518,17 @@ public final class NatsBroker implements Broker, AutoCloseable {
             if (i.on()) {
                 if (!subscriptions.containsKey(i.key())) {
                     String subject = Subjects.subject(i.key());
+                    Inbox inbox = !i.lossless() ? null : new Inbox(random.nextLong(), nodeName, i.key(), delivery,
+                            this::tryPublish, stats, maxMessageBytes, config.maxPendingBytes(), reassemblyBytes,
+                            config.losslessTimeout().toNanos(), own);
                     TopicSubscription s = new TopicSubscription(i.key(), subject,
-                            new Reassembler(maxMessageBytes, config.maxPendingBytes(), reassemblyBytes, stats),
-                            delivery, stats, warnings);
+                            new Reassembler(maxMessageBytes, config.maxPendingBytes(), reassemblyBytes, stats, own),
+                            inbox, delivery, stats, warnings);
                     s.bind(dispatcher.subscribe(subject, s));
                     subscriptions.put(i.key(), s);
+                    if (inbox != null) {
+                        lossless.received(s, true); // after the subscription: it is owed what is sent from now on
+                    }
                     if (log.isDebugEnabled()) {
                         log.debug("subscribed {} for {}", subject, i.key());
                     }
@@ -415,6 +538,9 @@ public final class NatsBroker implements Broker, AutoCloseable {
                 if (s != null) {
                     dispatcher.unsubscribe(s.subscription());
                     s.close();
+                    if (s.lossless()) {
+                        lossless.received(s, false);
+                    }
                     if (log.isDebugEnabled()) {
                         log.debug("unsubscribed {}", i.key());
                     }
@@ -438,11 +564,30 @@ public final class NatsBroker implements Broker, AutoCloseable {
         }
     }
 
+    /**
+     * Publishes on the connection as it is now, for the lossless link's lines and records: false if
+     * the client refused (closed, reconnect buffer full); what matters is repeated or sent again.
+     */
+    private boolean tryPublish(String subject, byte[] data) {
+        Connection c = connection;
+        if (c == null) {
+            return false;
+        }
+        try {
+            c.publish(subject, data);
+            return true;
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            log.debug("not published on {}: {}", subject, e.toString());
+            return false;
+        }
+    }
+
     // ---- NATS client callbacks ----
 
     private void onConnectionEvent(Connection c, ConnectionListener.Events type) {
         switch (type) {
             case CONNECTED -> {
+                upSinceNanos = System.nanoTime();
                 state = State.CONNECTED;
                 warnings.reset("connect");
                 log.info("Cluster link up: node '{}' connected to {} (max_payload {} bytes)", nodeName,
@@ -451,11 +596,14 @@ public final class NatsBroker implements Broker, AutoCloseable {
             case DISCONNECTED -> {
                 // The client reports every failed attempt too; say it once per outage.
                 if (!closing && state == State.CONNECTED) {
+                    downSinceNanos = System.nanoTime();
                     state = State.RECONNECTING;
                     log.warn("Cluster link lost; relaying locally and reconnecting");
                 }
             }
             case RECONNECTED -> {
+                upSinceNanos = System.nanoTime();
+                linkEpoch++; // the engine looks for a change only
                 state = State.CONNECTED;
                 stats.recordReconnect();
                 warnings.reset("publish");
@@ -538,6 +686,11 @@ public final class NatsBroker implements Broker, AutoCloseable {
         return queuedBytes.get();
     }
 
+    /** Bytes of lossless messages kept until the receiving nodes acknowledge them. */
+    public long losslessHeldBytes() {
+        return lossless.heldBytes();
+    }
+
     /** Topics this node is subscribed to now. */
     public int subscriptions() {
         return subscriptionCount;
@@ -583,6 +736,9 @@ public final class NatsBroker implements Broker, AutoCloseable {
         }
         state = State.CLOSED;
         discardQueued();
+        if (!engine.isAlive()) {
+            lossless.close();
+        }
         log.info("Cluster link closed: {} messages out, {} in, {} dropped out, {} lost in", stats.messagesOut(),
                 stats.messagesIn(), stats.droppedOut(), stats.lostIn());
     }

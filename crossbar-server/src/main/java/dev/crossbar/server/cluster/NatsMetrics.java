@@ -35,10 +35,15 @@ public final class NatsMetrics implements MeterBinder {
         counter(registry, NatsStats.DUPLICATES_IN, s, NatsStats::duplicatesIn, "Duplicate messages from NATS discarded");
         counter(registry, NatsStats.REJECTED_IN, s, NatsStats::rejectedIn, "Malformed messages from NATS discarded");
         counter(registry, NatsStats.RECONNECTS, s, NatsStats::reconnects, "Reconnections to NATS");
+        counter(registry, NatsStats.RESENT, s, NatsStats::resent, "Lossless messages sent again to nodes that missed them");
+        counter(registry, NatsStats.LOSSLESS_LOST, s, NatsStats::losslessLost, "Lossless messages this node found lost for good");
+        counter(registry, NatsStats.BROKEN, s, NatsStats::broken, "Times a lossless stream's clients here were closed (4010)");
         Gauge.builder(NatsStats.STATE, broker, b -> b.degradedReason() == null ? 1 : 0)
                 .description("1 while the NATS link is up, 0 while degraded").register(registry);
         Gauge.builder(NatsStats.PENDING_BYTES, broker, NatsBroker::pendingBytes)
                 .description("Bytes queued for NATS by this node").register(registry);
+        Gauge.builder(NatsStats.HELD_BYTES, broker, NatsBroker::losslessHeldBytes)
+                .description("Bytes of lossless messages kept until other nodes acknowledge them").register(registry);
     }
 
     private static void counter(MeterRegistry registry, String name, NatsStats stats, ToLongFunction<NatsStats> read,

@@ -22,6 +22,14 @@ public final class NatsStats {
     public static final String DUPLICATES_IN = "crossbar.nats.duplicates.in";
     public static final String REJECTED_IN = "crossbar.nats.rejected.in";
     public static final String RECONNECTS = "crossbar.nats.reconnects";
+    /** Lossless streams: messages this node sent again because a receiving node missed them. */
+    public static final String RESENT = "crossbar.nats.lossless.resent";
+    /** Lossless streams: messages this node found lost for good (its verdicts). */
+    public static final String LOSSLESS_LOST = "crossbar.nats.lossless.lost";
+    /** Lossless streams: times this node closed a stream's clients for messages lost for good. */
+    public static final String BROKEN = "crossbar.nats.lossless.broken";
+    /** Gauge: bytes of lossless messages kept until the receiving nodes acknowledge them. */
+    public static final String HELD_BYTES = "crossbar.nats.lossless.held.bytes";
     /** Gauge: 1 while connected, 0 otherwise. */
     public static final String STATE = "crossbar.nats.connected";
     /** Gauge: bytes waiting to be sent to NATS. */
@@ -37,6 +45,9 @@ public final class NatsStats {
     private final LongAdder duplicatesIn = new LongAdder();
     private final LongAdder rejectedIn = new LongAdder();
     private final LongAdder reconnects = new LongAdder();
+    private final LongAdder resent = new LongAdder();
+    private final LongAdder losslessLost = new LongAdder();
+    private final LongAdder broken = new LongAdder();
 
     void recordSent(int payloadBytes) {
         messagesOut.increment();
@@ -70,6 +81,18 @@ public final class NatsStats {
 
     void recordReconnect() {
         reconnects.increment();
+    }
+
+    void recordResent(long messages) {
+        resent.add(messages);
+    }
+
+    void recordLosslessLost(long messages) {
+        losslessLost.add(messages);
+    }
+
+    void recordBroken() {
+        broken.increment();
     }
 
     /** Messages this node published to NATS. */
@@ -119,5 +142,20 @@ public final class NatsStats {
     /** Times the link came back after being lost. */
     public long reconnects() {
         return reconnects.sum();
+    }
+
+    /** Lossless streams: messages sent again because a receiving node missed them. */
+    public long resent() {
+        return resent.sum();
+    }
+
+    /** Lossless streams: messages this node found lost for good, and said so (closing the stream's clients). */
+    public long losslessLost() {
+        return losslessLost.sum();
+    }
+
+    /** Lossless streams: times this node closed a stream's clients because messages were lost for good. */
+    public long broken() {
+        return broken.sum();
     }
 }

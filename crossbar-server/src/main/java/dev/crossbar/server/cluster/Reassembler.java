@@ -40,6 +40,7 @@ final class Reassembler {
     private final long maxBufferedBytes;
     private final AtomicLong bufferedBytes;
     private final NatsStats stats;
+    private final OwnStreams own;
     private final Map<Long, Stream> streams = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Stream> eldest) {
@@ -57,6 +58,12 @@ final class Reassembler {
      * @param bufferedBytes shared count of bytes held for partial messages, bounded by {@code maxBufferedBytes}
      */
     Reassembler(int maxMessageBytes, long maxBufferedBytes, AtomicLong bufferedBytes, NatsStats stats) {
+        this(maxMessageBytes, maxBufferedBytes, bufferedBytes, stats, new OwnStreams());
+    }
+
+    /** As above; messages of {@code own} streams (this node's, echoed back) are dropped as duplicates. */
+    Reassembler(int maxMessageBytes, long maxBufferedBytes, AtomicLong bufferedBytes, NatsStats stats, OwnStreams own) {
+        this.own = own;
         this.maxMessageBytes = maxMessageBytes;
         this.maxBufferedBytes = maxBufferedBytes;
         this.bufferedBytes = bufferedBytes;
@@ -64,6 +71,8 @@ final class Reassembler {
     }
 
     private static final class Stream {
+        /** This node's own stream, come back through a server it left: never delivered. */
+        boolean own;
         long lastSeq;
         /** A message whose remaining chunks are to be ignored (already counted). */
         long skipSeq;
@@ -86,6 +95,7 @@ final class Reassembler {
         if (s == null) {
             s = new Stream();
             streams.put(e.stream, s);
+            s.own = own.contains(e.stream);
             if (e.part > 0) {
                 // Subscribed in the middle of a message: not ours to count.
                 s.lastSeq = e.seq;
@@ -93,6 +103,10 @@ final class Reassembler {
                 return null;
             }
             s.lastSeq = e.seq - 1;
+        }
+        if (s.own) {
+            stats.recordDuplicate();
+            return null;
         }
         return e.part == 0 ? first(s, e, data, nowNanos) : later(s, e, data);
     }

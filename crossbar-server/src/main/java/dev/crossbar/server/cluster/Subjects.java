@@ -44,6 +44,15 @@ final class Subjects {
         return PREFIX + "hold." + schemaToken(key.schema()) + "." + topicToken(key.name());
     }
 
+    /**
+     * The subject on which receiving nodes of a lossless topic acknowledge its senders' messages and
+     * ask for those they miss ({@link AckLine}): {@code crossbar.ack.<schema>.<token>}, apart from
+     * topic and hold subjects as those are from each other.
+     */
+    static String ackSubject(TopicKey key) {
+        return PREFIX + "ack." + schemaToken(key.schema()) + "." + topicToken(key.name());
+    }
+
     /** Whether messages on {@code subject} must carry their topic key (hashed subject). */
     static boolean isHashed(String subject) {
         return subject.charAt(subject.lastIndexOf('.') + 1) == 'h';

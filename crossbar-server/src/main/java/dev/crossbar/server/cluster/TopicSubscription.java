@@ -8,7 +8,8 @@ import io.nats.client.Subscription;
 
 /**
  * This node's subscription to one topic's subject: checks each NATS message's envelope, puts chunks
- * back together and hands whole messages to the router's local fan-out.
+ * back together and hands whole messages to the router's local fan-out. On a lossless topic, the
+ * lossless streams' messages and records go to its {@link Inbox} instead.
  *
  * <p>Runs on the NATS dispatcher thread; {@link #close} comes from the broker's engine thread, hence
  * the lock (uncontended in practice). Ownership: the payload handed to {@link RemoteDelivery} wraps the
@@ -23,11 +24,20 @@ final class TopicSubscription implements MessageHandler {
     private final RemoteDelivery delivery;
     private final NatsStats stats;
     private final WarnOnce warnings;
+    /** For a lossless topic; null for others. */
+    private final Inbox inbox;
     private Subscription subscription;
     private boolean closed;
 
     TopicSubscription(TopicKey key, String subject, Reassembler reassembler, RemoteDelivery delivery,
                       NatsStats stats, WarnOnce warnings) {
+        this(key, subject, reassembler, null, delivery, stats, warnings);
+    }
+
+    /** As above, for a lossless topic when {@code inbox} is not null. */
+    TopicSubscription(TopicKey key, String subject, Reassembler reassembler, Inbox inbox, RemoteDelivery delivery,
+                      NatsStats stats, WarnOnce warnings) {
+        this.inbox = inbox;
         this.key = key;
         this.keyString = key.toString();
         this.hashed = Subjects.isHashed(subject);
@@ -66,6 +76,17 @@ final class TopicSubscription implements MessageHandler {
             warnings.warn("collision", "dropping a NATS message on {} sent for another topic", msg.getSubject());
             return;
         }
+        if (e.control() || (e.lossless() && inbox != null)) {
+            if (inbox != null) {
+                try {
+                    inbox.accept(e, data, System.nanoTime());
+                } catch (IllegalArgumentException ex) {
+                    stats.recordRejected();
+                    warnings.warn("rejected", "dropping a NATS record on {}: {}", msg.getSubject(), ex.getMessage());
+                }
+            }
+            return; // a record of a lossless stream, on a node that takes the topic as an ordinary one: not a message
+        }
         Reassembler.Whole whole = reassembler.accept(e, data, System.nanoTime());
         if (whole != null) {
             stats.recordReceived(whole.payload().readableBytes());
@@ -73,8 +94,30 @@ final class TopicSubscription implements MessageHandler {
         }
     }
 
+    /** Whether this is a lossless topic's subscription. */
+    boolean lossless() {
+        return inbox != null;
+    }
+
+    /** Lossless: says it is there, and what it has ({@link Inbox#heartbeat}). */
+    synchronized void heartbeat() {
+        if (!closed && inbox != null) {
+            inbox.heartbeat();
+        }
+    }
+
+    /** Lossless: acknowledgements due and senders' timeouts ({@link Inbox#tick}). */
+    synchronized void tick(long nowNanos) {
+        if (!closed && inbox != null) {
+            inbox.tick(nowNanos);
+        }
+    }
+
     synchronized void close() {
         closed = true;
         reassembler.close();
+        if (inbox != null) {
+            inbox.close();
+        }
     }
 }

@@ -21,6 +21,12 @@ public final class NatsConfig {
     public static final Duration DEFAULT_PING_INTERVAL = Duration.ofSeconds(10);
     /** Longest wait for one server to accept a connection. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    /**
+     * Lossless streams: how long a node keeps messages for another node that it cannot reach (its
+     * own link down, the other silent) before it gives them up and says so. Longer than a hung NATS
+     * server goes unnoticed (three ping intervals), so that moving to another server loses nothing.
+     */
+    public static final Duration DEFAULT_LOSSLESS_TIMEOUT = Duration.ofSeconds(60);
 
     private final List<String> servers;
     private final String user;
@@ -33,6 +39,7 @@ public final class NatsConfig {
     private final Duration reconnectWait;
     private final Duration pingInterval;
     private final Duration connectTimeout;
+    private final Duration losslessTimeout;
 
     private NatsConfig(Builder b) {
         this.servers = List.copyOf(requireNonNull(b.servers, "servers"));
@@ -67,6 +74,11 @@ public final class NatsConfig {
         this.reconnectWait = positive("natsReconnectWait", b.reconnectWait);
         this.pingInterval = positive("natsPingInterval", b.pingInterval);
         this.connectTimeout = positive("natsConnectTimeout", b.connectTimeout);
+        this.losslessTimeout = positive("natsLosslessTimeout", b.losslessTimeout);
+        if (losslessTimeout.compareTo(pingInterval.multipliedBy(3)) <= 0) {
+            throw new IllegalArgumentException("natsLosslessTimeout: " + losslessTimeout + " (expected: > 3 x natsPingInterval = "
+                    + pingInterval.multipliedBy(3) + ", the longest a hung NATS server goes unnoticed)");
+        }
     }
 
     public static Builder builder() {
@@ -148,6 +160,11 @@ public final class NatsConfig {
         return connectTimeout;
     }
 
+    /** Lossless streams: how long messages are kept for a node that cannot be reached. */
+    public Duration losslessTimeout() {
+        return losslessTimeout;
+    }
+
     /** Servers (credentials in URLs hidden) and which kinds of authentication are set, never their values. */
     @Override
     public String toString() {
@@ -181,6 +198,7 @@ public final class NatsConfig {
         private Duration reconnectWait = DEFAULT_RECONNECT_WAIT;
         private Duration pingInterval = DEFAULT_PING_INTERVAL;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration losslessTimeout = DEFAULT_LOSSLESS_TIMEOUT;
 
         private Builder() {
         }
@@ -243,6 +261,11 @@ public final class NatsConfig {
 
         public Builder connectTimeout(Duration v) {
             connectTimeout = v;
+            return this;
+        }
+
+        public Builder losslessTimeout(Duration v) {
+            losslessTimeout = v;
             return this;
         }
 

@@ -64,30 +64,24 @@ public final class ServerConfig {
      */
     public static final Duration DEFAULT_CLIENT_STALL_TIMEOUT = Duration.ofSeconds(1);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(3);
+    /**
+     * On SIGTERM or {@code POST /admin/drain}: how long a lossless transfer may take to finish before
+     * its clients are closed anyway; everyone else is closed with 1012 at once. Inside a container
+     * runtime's usual 30 s stop timeout, with room for the close handshakes.
+     */
+    public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(20);
     /** All TCP connections at once, WebSocket or plain HTTP; beyond it: 503 before the upgrade. */
     public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
     /** Connections from one remote address; beyond it: 429. Generous, as a campus NAT is one address. */
     public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
     /**
-     * A topic's first 16 members share one event loop, so a small topic's messages never cross
-     * threads: the router writes to them in the thread that read the message. Later members go to
-     * the topic's least-used loop, so a big fan-out keeps every core. Measured with one frame per
-     * write against the tokio peer (docs/benchmarks/journal.md): a 10-client mesh 22.0 -> 9.0 us of relay
-     * CPU per delivery and p99 5.4 -> 2.2 ms; fan-out to 100 flat out 0.95x -> 1.00x the peer's
-     * throughput. 0 turns it off.
+     * A topic's first 16 members share one event loop: a lab's topics (a camera or two, its data
+     * and control, a handful of students) are that small, and their messages then never cross
+     * threads: the router writes to the members in the thread that read the message, with no
+     * hand-off and no wake-up of another thread. Later members (a lecture's audience) go to the
+     * topic's least-used loop, so a big fan-out keeps every core. 0 turns it off.
      */
     public static final int DEFAULT_HOME_LOOP_MEMBERS = 16;
-    /**
-     * A 1:N stream's publishers are read on its home event loop and its subscribers, past the
-     * first, written by the other loops, up to this many each; past that every loop takes its
-     * share. Fan-out of 4,600 B to 100 flat out: the spread of a moment's latencies at the tokio
-     * peer's, p99 relative to the rate 6-10 % shorter (docs/benchmarks/journal.md). Why 250, not more: a
-     * paced stream's deliveries are a system call each, so past 250 viewers two loops writing them
-     * in parallel shorten its tail (video to 500: p99 0.92× tokio's against 1.07× with 1,000); a
-     * stream that flat out pays for it (fan-out to 500: p99 1.13× against 0.95×, rate 1.14×
-     * against 1.21×). 0 places a 1:N stream like any topic ({@link #homeLoopMembers}).
-     */
-    public static final int DEFAULT_FANOUT_LOOP_RECEIVERS = 250;
     /**
      * On {@code max-latency} streams, a receiver's socket send buffer: small, so that what waits
      * waits in the relay's queue, where stale messages can be skipped, not in the kernel. Linux
@@ -127,7 +121,6 @@ public final class ServerConfig {
     private final InetSocketAddress listen;
     private final int eventLoops;
     private final int homeLoopMembers;
-    private final int fanoutLoopReceivers;
     private final boolean preferNativeTransport;
     private final int maxMessageBytes;
     private final int ingestMessageBytes;
@@ -145,6 +138,7 @@ public final class ServerConfig {
     private final Duration slowConsumerGrace;
     private final Duration clientStallTimeout;
     private final Duration shutdownGrace;
+    private final Duration drainTimeout;
     private final String logLevel;
     private final LogFormat logFormat;
     private final int maxConnections;
@@ -174,10 +168,6 @@ public final class ServerConfig {
             throw new IllegalArgumentException("homeLoopMembers: " + b.homeLoopMembers + " (expected: >= 0, 0 = off)");
         }
         this.homeLoopMembers = b.homeLoopMembers;
-        if (b.fanoutLoopReceivers < 0) {
-            throw new IllegalArgumentException("fanoutLoopReceivers: " + b.fanoutLoopReceivers + " (expected: >= 0, 0 = off)");
-        }
-        this.fanoutLoopReceivers = b.fanoutLoopReceivers;
         this.preferNativeTransport = b.preferNativeTransport;
         this.maxMessageBytes = positive("maxMessageBytes", b.maxMessageBytes);
         if (b.ingestMessageBytes < MIN_INGEST_MESSAGE_BYTES) {
@@ -221,6 +211,10 @@ public final class ServerConfig {
         this.shutdownGrace = requireNonNull(b.shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace: " + shutdownGrace + " (expected: >= 0)");
+        }
+        this.drainTimeout = requireNonNull(b.drainTimeout, "drainTimeout");
+        if (drainTimeout.isNegative()) {
+            throw new IllegalArgumentException("drainTimeout: " + drainTimeout + " (expected: >= 0)");
         }
         this.logLevel = checkLogLevel(requireNonNull(b.logLevel, "logLevel"));
         this.logFormat = requireNonNull(b.logFormat, "logFormat");
@@ -361,11 +355,6 @@ public final class ServerConfig {
         return homeLoopMembers;
     }
 
-    /** A 1:N stream's subscribers each loop but its home takes before the home loop takes more; 0 = off. */
-    public int fanoutLoopReceivers() {
-        return fanoutLoopReceivers;
-    }
-
     public boolean preferNativeTransport() {
         return preferNativeTransport;
     }
@@ -459,6 +448,11 @@ public final class ServerConfig {
 
     public Duration shutdownGrace() {
         return shutdownGrace;
+    }
+
+    /** How long a drain lets lossless transfers finish ({@link #DEFAULT_DRAIN_TIMEOUT}); 0: close everyone at once. */
+    public Duration drainTimeout() {
+        return drainTimeout;
     }
 
     /** The log's level: one of {@link #LOG_LEVELS}. */
@@ -583,7 +577,6 @@ public final class ServerConfig {
         private InetSocketAddress listen = parseListen(DEFAULT_LISTEN);
         private int eventLoops = DEFAULT_EVENT_LOOPS;
         private int homeLoopMembers = DEFAULT_HOME_LOOP_MEMBERS;
-        private int fanoutLoopReceivers = DEFAULT_FANOUT_LOOP_RECEIVERS;
         private boolean preferNativeTransport = DEFAULT_PREFER_NATIVE_TRANSPORT;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private int ingestMessageBytes = DEFAULT_INGEST_MESSAGE_BYTES;
@@ -602,6 +595,7 @@ public final class ServerConfig {
         private Duration clientStallTimeout = DEFAULT_CLIENT_STALL_TIMEOUT;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
         private String logLevel = DEFAULT_LOG_LEVEL;
+        private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
         private LogFormat logFormat = DEFAULT_LOG_FORMAT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
@@ -630,7 +624,6 @@ public final class ServerConfig {
             listen = c.listen;
             eventLoops = c.eventLoops;
             homeLoopMembers = c.homeLoopMembers;
-            fanoutLoopReceivers = c.fanoutLoopReceivers;
             preferNativeTransport = c.preferNativeTransport;
             maxMessageBytes = c.maxMessageBytes;
             ingestMessageBytes = c.ingestMessageBytes;
@@ -649,6 +642,7 @@ public final class ServerConfig {
             clientStallTimeout = c.clientStallTimeout;
             shutdownGrace = c.shutdownGrace;
             logLevel = c.logLevel;
+            drainTimeout = c.drainTimeout;
             logFormat = c.logFormat;
             maxConnections = c.maxConnections;
             maxConnectionsPerAddress = c.maxConnectionsPerAddress;
@@ -688,11 +682,6 @@ public final class ServerConfig {
 
         public Builder homeLoopMembers(int v) {
             homeLoopMembers = v;
-            return this;
-        }
-
-        public Builder fanoutLoopReceivers(int v) {
-            fanoutLoopReceivers = v;
             return this;
         }
 
@@ -778,6 +767,11 @@ public final class ServerConfig {
 
         public Builder shutdownGrace(Duration v) {
             shutdownGrace = v;
+            return this;
+        }
+
+        public Builder drainTimeout(Duration v) {
+            drainTimeout = v;
             return this;
         }
 

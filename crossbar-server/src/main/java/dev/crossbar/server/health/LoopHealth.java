@@ -2,6 +2,7 @@ package dev.crossbar.server.health;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.relay.FanOut;
 import dev.crossbar.core.relay.LoopGroup;
 import dev.crossbar.core.relay.Member;
@@ -103,9 +104,9 @@ public final class LoopHealth implements AutoCloseable {
         if (due.isEmpty()) {
             return;
         }
-        ByteBuf payload = ByteBufAllocator.DEFAULT.directBuffer(1).writeByte(PROBE_BYTE);
+        ByteBuf payload = RelayBuffers.ALLOCATOR.directBuffer(1).writeByte(PROBE_BYTE);
         try {
-            fanOut.send(due.toArray(new LoopGroup[0]), null, false, payload, ByteBufAllocator.DEFAULT, now);
+            fanOut.send(due.toArray(new LoopGroup[0]), null, false, payload, RelayBuffers.ALLOCATOR, now);
         } catch (RuntimeException e) {
             // Shutting down, or out of direct memory: the missing delivery will show as a stuck loop.
             log.debug("health probe not sent", e);

@@ -33,7 +33,9 @@ public final class HandshakeFailures {
         /** The connection would create a topic beyond the topic limit (503). */
         TOPIC_LIMIT,
         /** A {@code /session/...} path at which no session waits: guessed, spent or expired (404). */
-        NO_SESSION;
+        NO_SESSION,
+        /** The node is draining before a restart: connect to another (503). */
+        DRAINING;
 
         /** Lower-case name used as the {@code reason} tag. */
         public String label() {

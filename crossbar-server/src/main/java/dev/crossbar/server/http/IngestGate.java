@@ -27,8 +27,8 @@ import java.util.Set;
  * HTTP ingest's way in: a {@code POST} or {@code PUT} on {@code /in/<stream>} (a camera running
  * {@code ffmpeg ... -f mpegts http://relay/in/cam}) is taken off the WebSocket path here, before the
  * aggregator, whose 16 KiB would end a body that is a live stream. The request is checked as the
- * upgrade gate checks a publisher (connection limits, path, origin, topic limit; a 1:1 session
- * stream takes WebSockets only, 405), then the rest of the pipeline is replaced by the ingest's own
+ * upgrade gate checks a publisher (connection limits, a draining node, path, origin, topic limit; a
+ * 1:1 session stream takes WebSockets only, 405), then the rest of the pipeline is replaced by the ingest's own
  * handlers ({@link IngestTail}), which get the request and then its body piece by piece.
  *
  * <p>Every other request passes untouched; once a WebSocket upgrade has passed, this handler
@@ -48,6 +48,7 @@ public final class IngestGate extends ChannelInboundHandlerAdapter {
     private final boolean trustForwardedFor;
     private final Set<String> allowedOrigins;
     private final TopicRegistry topics;
+    private final Draining draining;
     private final IngestTail tail;
     /** A request was refused: what follows on this connection is released unread. */
     private boolean refused;
@@ -55,15 +56,17 @@ public final class IngestGate extends ChannelInboundHandlerAdapter {
     /**
      * @param trustForwardedFor take the poster's address from {@code X-Forwarded-For}
      * @param allowedOrigins browser origins that may post; empty allows any
+     * @param draining whether the node is draining before a restart (new ingests refused, 503)
      * @param tail fits the handlers that take an admitted request and its body
      */
     public IngestGate(RouteParser routes, HandshakeFailures failures, boolean trustForwardedFor,
-                      Set<String> allowedOrigins, TopicRegistry topics, IngestTail tail) {
+                      Set<String> allowedOrigins, TopicRegistry topics, Draining draining, IngestTail tail) {
         this.routes = requireNonNull(routes, "routes");
         this.failures = requireNonNull(failures, "failures");
         this.trustForwardedFor = trustForwardedFor;
         this.allowedOrigins = Set.copyOf(allowedOrigins);
         this.topics = requireNonNull(topics, "topics");
+        this.draining = requireNonNull(draining, "draining");
         this.tail = requireNonNull(tail, "tail");
     }
 
@@ -113,6 +116,11 @@ public final class IngestGate extends ChannelInboundHandlerAdapter {
         Refused limit = ctx.channel().hasAttr(Refused.KEY) ? ctx.channel().attr(Refused.KEY).get() : null;
         if (limit != null) {
             refuse(ctx, request, limit.status(), limit.reason(), limit.text());
+            return;
+        }
+        if (draining.isDraining()) {
+            refuse(ctx, request, HttpResponseStatus.SERVICE_UNAVAILABLE, Reason.DRAINING,
+                    "this relay is draining before a restart; post to another node");
             return;
         }
         Route route;

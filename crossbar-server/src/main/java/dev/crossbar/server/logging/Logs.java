@@ -31,11 +31,18 @@ public final class Logs {
     }
 
     /** Applies {@code format} and {@code level} to every logger from now on. */
-    public static synchronized void configure(LogFormat format, String level) {
+    public static void configure(LogFormat format, String level) {
         ILoggerFactory factory = LoggerFactory.getILoggerFactory();
-        if (!(factory instanceof LoggerContext context)) {
-            return;
+        if (factory instanceof LoggerContext context) {
+            configure(context, format, level, true);
         }
+    }
+
+    /**
+     * As above, on {@code context}; {@code limitRepeats}: with the filter that holds repeats back
+     * (not while Logback is still configuring itself, before the relay's own settings).
+     */
+    static synchronized void configure(LoggerContext context, LogFormat format, String level, boolean limitRepeats) {
         Level l = Level.toLevel(ServerConfig.checkLogLevel(level));
         ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
@@ -48,6 +55,9 @@ public final class Logs {
         root.addAppender(appender);
         root.setLevel(l);
         context.getLogger("io.netty").setLevel(l.isGreaterOrEqual(Level.INFO) ? Level.WARN : l);
+        if (!limitRepeats) {
+            return;
+        }
         if (!context.getTurboFilterList().contains(REPEATS)) {
             context.addTurboFilter(REPEATS);
         }

@@ -2,7 +2,7 @@ package dev.crossbar.server.metrics;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.core.relay.SharedFrameBuffers;
+import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
@@ -23,8 +23,6 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.internal.PlatformDependent;
 import java.util.List;
@@ -133,12 +131,8 @@ public final class RelayMetrics implements AutoCloseable {
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        // The allocator the relay's channels actually use (Netty 4.2's default is the adaptive one).
-        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
-            new NettyAllocatorMetrics(provider).bindTo(registry);
-        }
-        // Frames that receivers share come from a pool of their own (their duplicates are recycled).
-        new NettyAllocatorMetrics(SharedFrameBuffers.metrics()).bindTo(registry);
+        // The relay's one allocator: every buffer its channels and messages use.
+        new NettyAllocatorMetrics(RelayBuffers.metrics()).bindTo(registry);
         new NettyEventExecutorMetrics(eventLoops).bindTo(registry);
     }
 

@@ -39,6 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>Closing: the first close frame either way on this connection (the client's, or the relay's own,
  * e.g. idle timeout or token expiry; {@link CloseObserver}) ends the session with that code and reason,
  * and the other side is closed with the same; a connection that drops without one ends it with 1001.
+ * A side the relay closes reads again, to take the client's answer (see {@link #close}).
  *
  * <p>A frame gathered from many socket reads is copied once into one buffer before it goes on
  * ({@link #flat}); a frame read whole goes on as it is.
@@ -122,7 +123,7 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
         // Nothing is read until the other side is there; what was already decoded waits in order.
         ctx.channel().config().setAutoRead(false);
         if (deferredStatus != null) {
-            lifecycle.close(deferredStatus, deferredReason);
+            close(deferredStatus, deferredReason);
             return;
         }
         if (side == Side.CLIENT) {
@@ -134,7 +135,7 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
             log.debug("{} opened session {} on {}", ctx.channel(), session.path(), SessionRegistry.name(stream));
         } else {
             // Ended between the claim and now (client gone, open timeout); its own close may follow.
-            lifecycle.close(CloseCodes.GOING_AWAY, "the session ended before it opened");
+            close(CloseCodes.GOING_AWAY, "the session ended before it opened");
         }
     }
 
@@ -142,7 +143,7 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
         try {
             session = registry.offer(stream, this);
         } catch (SessionRefused e) {
-            lifecycle.close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
+            close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
             return;
         }
         long timeoutMillis = registry.config().openTimeout().toMillis();
@@ -169,7 +170,8 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame)) {
+        // After a close frame, whichever way, what the client still sends goes nowhere.
+        if (!(msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame) || lifecycle.isClosing()) {
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -289,7 +291,18 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
             return;
         }
         closeSeen = true;
+        close(status, reason);
+    }
+
+    /**
+     * Sends this connection's close frame, and reads again (an unpaired side, or one paused for
+     * back-pressure, is not reading): the client's answer must be read to end the connection
+     * cleanly, or the close timer would reset it with the answer unread. What else it still sends
+     * is dropped ({@link #channelRead}). Own loop.
+     */
+    private void close(WebSocketCloseStatus status, String reason) {
         lifecycle.close(status, reason);
+        ctx.channel().config().setAutoRead(true);
     }
 
     @Override

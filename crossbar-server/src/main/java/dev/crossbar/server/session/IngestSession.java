@@ -91,6 +91,8 @@ public final class IngestSession extends ChannelInboundHandlerAdapter implements
     private ClientIdentity identity;
     private Permit permit;
     private Topic topic;
+    /** Whether its stream is {@code slow=backpressure}: a drain lets such an upload finish. */
+    private volatile boolean lossless;
     private BodyCutter cutter;
     /** The answer has been written: nothing more is relayed or answered. */
     private boolean answered;
@@ -150,6 +152,7 @@ public final class IngestSession extends ChannelInboundHandlerAdapter implements
         String type = request.headers().get(HttpHeaderNames.CONTENT_TYPE, "");
         cutter = new BodyCutter(ctx.alloc(), type.toLowerCase(Locale.ROOT).startsWith(MPEG_TS), tsMessageBytes,
                 maxMessageBytes);
+        lossless = router.topics().routing().resolve(client.route().topic()).lossless();
         try {
             topic = router.join(this);
         } catch (TopicLimitException e) {
@@ -264,6 +267,27 @@ public final class IngestSession extends ChannelInboundHandlerAdapter implements
         if (cutter != null) {
             cutter.release();
         }
+    }
+
+    /** Whether its stream is lossless ({@code slow=backpressure}): a drain lets it finish. Any thread. */
+    public boolean lossless() {
+        return lossless;
+    }
+
+    /**
+     * The node drains before a restart: a body still coming is answered 503, so the poster posts
+     * again, to another node. {@code late}: a lossless upload the drain let run until its deadline,
+     * told how much of it was relayed. Any thread.
+     */
+    public void restarting(boolean late) {
+        ctx.executor().execute(() -> {
+            if (!answered && ctx.channel().isActive()) {
+                answer(HttpResponseStatus.SERVICE_UNAVAILABLE, late
+                        ? "relay restarting before this body ended: " + stats.bytesIn() + " bytes of it ("
+                                + stats.messagesIn() + " messages) were relayed; send the rest from there"
+                        : "relay restarting: post again, to another node if there is one");
+            }
+        });
     }
 
     /** The relay is shutting down: a body still coming is answered 503. Any thread. */

@@ -2,29 +2,24 @@ package dev.crossbar.server.session;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.core.relay.FrameRun;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.PreparedFrame;
-import dev.crossbar.core.relay.SharedFrameBuffers;
-import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
+import dev.crossbar.core.route.StreamOptions;
 import dev.crossbar.core.stats.ClientIdentity;
 import dev.crossbar.core.stats.ConnectionStats;
-import dev.crossbar.core.relay.Member;
-import dev.crossbar.core.route.StreamOptions;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
-import dev.crossbar.server.config.SlowConsumerPolicy;
 import dev.crossbar.server.auth.Permit;
+import dev.crossbar.server.config.SlowConsumerPolicy;
 import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
-import dev.crossbar.server.websocket.FrameDecoder;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.group.ChannelGroup;
@@ -33,10 +28,9 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameEncoder;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,61 +39,18 @@ import org.slf4j.LoggerFactory;
  * whole message to the {@link Router}, writes what the router delivers, leaves when the channel
  * closes.
  *
+ * <p>One path per message, both ways. In: each whole message goes to {@link Router#publish}. Out:
+ * each message the router delivers goes to this receiver's {@link DeliveryMode}, chosen once when
+ * it joins from its stream's rule (live, {@code max-latency}, lossless), which writes it through
+ * the {@link Outlet}, queues it, or drops and counts it.
+ *
  * <p>Ownership: this is the last inbound handler. A data frame's content is handed to
  * {@link Router#publish}, which takes that reference; anything else that reaches here is released.
- * Whole messages may come straight from the frame decoder instead ({@link DirectPath}):
- * their payload's reference is handed on, or released if the message is not relayed.
- * For delivery, the {@link PreparedFrame} is borrowed: a small frame's bytes are copied into this
- * session's {@link #coalesced} buffer, which is written at the flush (the channel's outbound buffer
- * then releases it) or released if the connection is closing or closed first; a larger frame is
- * written as a {@code retainedDuplicate()}, which the outbound buffer releases once sent or failed.
- *
- * <p>Deliveries are frames already encoded, written and flushed from the frame encoder's context:
- * the handlers between here and there (the lifecycle, Netty's protocol handler) would only refuse
- * them after a close frame, and walking them was 8 % of the relay's CPU in fan-out to 5,000.
- * So every write here first checks {@link ConnectionLifecycle#isClosing()}, which every close frame
- * sets, whoever wrote it.
- *
- * <p>Back-pressure, from what the receiver is doing: up to {@code maxQueueBytes} may wait for any
- * receiver; beyond that, a receiver that has read some of its queue within {@code stallNanos} may
- * have up to {@code maxBacklogBytes} waiting (by default twice the largest message), so a reader
- * that keeps up never loses a message to a burst of large ones. A receiver that has read nothing
- * for longer is stalled: a message that does not fit its {@code maxQueueBytes} is dropped whole
- * and counted; the sender and other receivers never wait for it. An empty queue takes any one
- * message. Under the {@code DISCONNECT} policy a receiver still dropping after the grace period is
- * closed (1013). Memory per receiver is at most {@code maxBacklogBytes} and one more message;
- * queued frames over 1 KiB are duplicates of buffers shared by every receiver of the message,
- * smaller ones the receiver's own copies (below), counted against the same bounds.
- *
- * <p>Small frames written between two flushes are copied into one buffer, written at the flush:
- * one write, one outbound entry and one socket buffer for the lot, as a client library writing its
- * queue does. Writing each as a duplicate of the shared frame cost, per message and receiver, an
- * object, two reference counts, an outbound entry with its accounting, and an element of the
- * system call's vector: more than copying a few hundred bytes. A frame too large to be worth
- * copying goes out as before, after what was coalesced ahead of it. Nothing is coalesced on
- * {@code max-latency} and lossless streams, whose bounds read the channel's own queue.
- *
- * <p>On a stream with {@code max-latency}, messages beyond a few kilobytes in the channel wait in a
- * {@link LatencyQueue} instead, which skips the receiver forward when they would reach it too late,
- * counting the time they will still spend in the sockets, from the receiver's measured pace; the
- * socket's send buffer is made small ({@code latencySocketBytes}), so little is beyond reach.
+ * Delivered frames are borrowed (see {@link Outlet}).
  */
 public final class RelaySession extends ChannelInboundHandlerAdapter implements Member {
 
     private static final Logger log = LoggerFactory.getLogger(RelaySession.class);
-
-    /** Pending bytes that still count as an empty queue: Netty adds ~100 bytes per queued write. */
-    static final int QUEUE_SLACK_BYTES = 4096;
-    /** On {@code max-latency} streams: what the channel may hold before the latency queue holds it. */
-    static final int LATENCY_CHANNEL_BYTES = 4096;
-    /**
-     * Frames up to this size are copied into the {@link #coalesced} buffer rather than written one
-     * by one. Larger ones stay shared: their copy would cost more than the bookkeeping it saves, and
-     * a backlog of shared frames holds each message once, however many receivers are behind.
-     */
-    static final int COALESCE_MAX_FRAME_BYTES = SharedFrameBuffers.COPIED_MAX_BYTES;
-    /** The most one coalesced buffer holds; a frame that does not fit starts the next one. */
-    static final int COALESCE_BUFFER_BYTES = 16 * 1024;
 
     private final Router router;
     private final ChannelGroup sessions;
@@ -114,50 +65,25 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     private final ConnectionStats stats = ConnectionStats.startingNow();
     private ChannelHandlerContext ctx;
-    /** The frame encoder's context, where deliveries are written and flushed (set on joining). */
-    private ChannelHandlerContext out;
     private ClientInfo client;
     /** Who this client is, for statistics (set on joining). */
     private ClientIdentity identity;
     private Topic topic;
-    private boolean needsFlush;
+    /** This connection's keepalive and closing handshake (an earlier handler in the pipeline). */
+    private ConnectionLifecycle lifecycle;
+    /** What this connection's token allows; null when access control is off. */
+    private Permit permit;
+    private Outlet outlet;
+    /** How this receiver takes what it falls behind on; set on joining. */
+    private DeliveryMode mode;
+    /** Whether this connection's stream is lossless ({@code slow=backpressure}); read by a drain, any thread. */
+    private volatile boolean lossless;
     /**
      * When the socket read that brought the messages now being relayed was handled: one clock read
      * for all the messages of a read, not one each; valid while {@link #readStamped}.
      */
     private long readAtNanos;
-    /** Set by a read's first message, cleared when the read completes. */
     private boolean readStamped;
-    /** Small frames written since the last flush, not yet in the channel; null when none. */
-    private ByteBuf coalesced;
-    /** How many bytes the last coalesced buffer held: what the next one is likely to need. */
-    private int lastCoalescedBytes;
-    /** This connection's keepalive and closing handshake (an earlier handler in the pipeline). */
-    private ConnectionLifecycle lifecycle;
-    /** Checked for whole messages taken straight from the decoder; null if none or not direct. */
-    private MessageAssembler assembler;
-    /** Whether {@link #takeDirectPath} has run. */
-    private boolean directPathChecked;
-    private ScheduledFuture<?> slowTimer;
-    /** What this connection's token allows; null when access control is off. */
-    private Permit permit;
-    /** Frame bytes this session has written to its channel; with the pending bytes, what was read. */
-    private long writtenBytes;
-    /** Bytes the client had taken off its queue when last looked at, and when that last grew. */
-    private long drainedBytes;
-    private long drainedAtNanos;
-    /** This receiver's own queue on a {@code max-latency} stream; null on others. */
-    private LatencyQueue latency;
-    private long maxLatencyNanos;
-    /** The socket's send buffer as the kernel reports it (Linux doubles what was asked). */
-    private int socketBufferBytes;
-    /** On a {@code max-latency} stream: how fast this receiver reads; null on others. */
-    private ReceiverPace pace;
-    private int lastFrameLength;
-    /** On a {@code slow=backpressure} stream: who this receiver holds back when over its bound; else null. */
-    private dev.crossbar.core.topic.HoldBack holdBack;
-    /** While this receiver holds the senders: checks it still reads. */
-    private ScheduledFuture<?> stallWatch;
 
     /**
      * @param maxQueueBytes   bytes any receiver may have waiting
@@ -190,10 +116,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         this.lifecycle = ConnectionLifecycle.of(ctx.pipeline());
     }
 
-    /** Replaced or removed with frames still coalesced: they were never written, so they are released. */
+    /** Removed with frames still coalesced: they were never written, so they are released. */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        discardCoalesced();
+        if (outlet != null) {
+            outlet.discard();
+        }
     }
 
     @Override
@@ -210,7 +138,6 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         if (ctx.pipeline().get(HandshakeTimeout.class) != null) {
             ctx.pipeline().remove(HandshakeTimeout.class);
         }
-        out = requireNonNull(ctx.pipeline().context(WebSocketFrameEncoder.class), "no WebSocket frame encoder");
         client = ctx.channel().attr(ClientInfo.KEY).get();
         if (client == null) {
             // Cannot happen through UpgradeGate; refuse rather than relay to an unknown topic.
@@ -218,14 +145,12 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             return;
         }
         identity = new ClientIdentity(ctx.channel().id().asShortText(), client.remoteAddress(), client.userAgent());
+        ChannelHandlerContext out = requireNonNull(ctx.pipeline().context(WebSocketFrameEncoder.class),
+                "no WebSocket frame encoder");
         StreamOptions options = router.topics().routing().resolve(client.route().topic());
-        if (options.boundsLatency() && client.route().canReceive()) {
-            boundLatency(ctx.channel(), options);
-        }
-        if (options.lossless() && client.route().canReceive()) {
-            // Over the bound, Netty's writability turns false: the signal to hold the senders back.
-            ctx.channel().config().setWriteBufferWaterMark(new WriteBufferWaterMark(maxQueueBytes / 2, maxQueueBytes));
-        }
+        lossless = options.lossless();
+        boolean paced = client.route().canReceive() && (options.boundsLatency() || options.lossless());
+        outlet = new Outlet(out, lifecycle, !paced);
         try {
             topic = router.join(this);
         } catch (TopicLimitException e) {
@@ -233,86 +158,35 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             close(CloseCodes.TRY_AGAIN_LATER, e.getMessage());
             return;
         }
-        if (options.lossless() && client.route().canReceive()) {
-            holdBack = topic.holdBack();
-        }
+        mode = deliveryMode(ctx.channel(), options);
         sessions.add(ctx.channel());
         log.debug("{} joined {} as {}", ctx.channel(), client.route().topic(), client.route().role().label());
     }
 
-    /**
-     * Before joining: what waits beyond a few kilobytes waits in this receiver's own queue, and the
-     * socket's send buffer is made small. The options are looked up here from the same table the
-     * topic got them from.
-     */
-    private void boundLatency(Channel ch, StreamOptions options) {
-        maxLatencyNanos = options.maxLatency().toNanos();
-        latency = new LatencyQueue(maxLatencyNanos, options.start() == StreamOptions.Start.KEYFRAME, maxBacklogBytes);
-        pace = new ReceiverPace();
-        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(LATENCY_CHANNEL_BYTES / 2, LATENCY_CHANNEL_BYTES));
-        ch.config().setOption(ChannelOption.SO_SNDBUF, latencySocketBytes);
-        Integer reported = ch.config().getOption(ChannelOption.SO_SNDBUF);
-        socketBufferBytes = reported == null ? latencySocketBytes : reported;
-    }
-
-    /**
-     * How long a message written now will wait before the receiver has read it: what is ahead of it
-     * (the channel, our socket's buffer as the kernel reports it, and, at the receiver, a message in
-     * its socket and one it is reading) at the receiver's pace. Until the pace is known, half the
-     * bound: a receiver that falls behind in its first moments is not let drift past the bound while
-     * its pace is measured.
-     */
-    private long socketDelayNanos(int frameLength) {
-        return pace.nanosFor(socketBufferBytes + pendingBytes() + 2L * frameLength, maxLatencyNanos / 2);
+    /** The receiver's delivery mode, from its stream's rule. */
+    private DeliveryMode deliveryMode(Channel ch, StreamOptions options) {
+        if (client.route().canReceive() && options.boundsLatency()) {
+            return new LatestDelivery(this, outlet, ch, options, maxBacklogBytes, latencySocketBytes);
+        }
+        if (client.route().canReceive() && options.lossless()) {
+            return new LosslessDelivery(this, outlet, ch, topic.holdBack(), maxQueueBytes, backpressureTimeoutNanos,
+                    maxLosslessBacklogBytes);
+        }
+        return new LiveDelivery(this, outlet, maxQueueBytes, maxBacklogBytes, stallNanos, slowPolicy, slowGraceMillis);
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (topic != null && (msg instanceof BinaryWebSocketFrame || msg instanceof TextWebSocketFrame)) {
-            if (!directPathChecked) {
-                takeDirectPath();
+            if (!readStamped) {
+                readAtNanos = System.nanoTime();
+                readStamped = true;
             }
-            publish(msg instanceof TextWebSocketFrame, ((io.netty.buffer.ByteBufHolder) msg).content());
+            router.publish(this, topic, msg instanceof TextWebSocketFrame, ((ByteBufHolder) msg).content(), ctx.alloc(),
+                    readAtNanos);
         } else {
-            io.netty.util.ReferenceCountUtil.release(msg);
+            ReferenceCountUtil.release(msg);
         }
-    }
-
-    /**
-     * At the first message down the pipeline, when the handlers set up with the upgrade (the codec
-     * swap, a first-message authentication) have left it: from then on whole binary and ASCII text
-     * messages come straight from the frame decoder if nothing between them would act on them
-     * ({@link DirectPath}).
-     */
-    private void takeDirectPath() {
-        directPathChecked = true;
-        FrameDecoder decoder = DirectPath.decoderFor(ctx.pipeline(), this);
-        if (decoder != null) {
-            assembler = ctx.pipeline().get(MessageAssembler.class);
-            decoder.directTo(this::directMessage);
-        }
-    }
-
-    /**
-     * A whole message straight from the frame decoder ({@link DirectPath}): relayed as one that
-     * came down the pipeline would be, unless the session has left its topic or the assembler has
-     * failed the connection (it would have dropped the message). Takes the reference.
-     */
-    private void directMessage(boolean text, ByteBuf payload) {
-        if (topic == null || (assembler != null && assembler.closing())) {
-            payload.release();
-            return;
-        }
-        publish(text, payload);
-    }
-
-    /** Hands a whole message to the router, stamped with its read's time; takes the reference. */
-    private void publish(boolean text, ByteBuf payload) {
-        if (!readStamped) {
-            readAtNanos = System.nanoTime();
-            readStamped = true;
-        }
-        router.publish(this, topic, text, payload, ctx.alloc(), readAtNanos);
     }
 
     @Override
@@ -327,31 +201,19 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
             router.leave(this);
             topic = null;
         }
-        cancelSlowTimer();
-        cancelStallWatch();
-        if (latency != null) {
-            latency.clear();
+        if (mode != null) {
+            mode.end();
         }
-        discardCoalesced();
+        if (outlet != null) {
+            outlet.discard();
+        }
         ctx.fireChannelInactive();
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (holdBack != null) {
-            holdOrRelease(ctx.channel().isWritable());
-        }
-        if (ctx.channel().isWritable()) {
-            cancelSlowTimer();
-            if (latency != null) {
-                long now = System.nanoTime();
-                pace.observe(writtenBytes - pendingBytes(), now);
-                recordDropped(latency.skipStale(now, socketDelayNanos(lastFrameLength), ctx.alloc()));
-                if (pumpLatencyQueue()) {
-                    flush();
-                }
-                pace.backlogged(!latency.isEmpty());
-            }
+        if (mode != null) {
+            mode.writabilityChanged(ctx.channel().isWritable());
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -399,198 +261,36 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public boolean deliver(PreparedFrame frame) {
-        if (!mayWrite()) {
-            return false;
-        }
-        if (latency != null) {
-            // The frame's publish time stands for now: it was read a moment ago, and costs no clock read.
-            pace.observe(writtenBytes - pendingBytes(), System.nanoTime());
-            lastFrameLength = frame.frameLength();
-            recordDropped(latency.offer(frame.retain(), frame.publishedAtNanos(), socketDelayNanos(lastFrameLength),
-                    ctx.alloc()));
-            boolean flush = pumpLatencyQueue();
-            pace.backlogged(!latency.isEmpty());
-            return flush;
-        }
-        if (holdBack != null) {
-            return deliverLossless(frame);
-        }
-        int length = frame.frameLength();
-        long queued = pendingBytes();
-        if (queued <= QUEUE_SLACK_BYTES) {
-            // Nothing queued (Netty's per-entry bookkeeping aside): any one message may follow, and
-            // the client has read all it was sent, so a stall can only start from now.
-            drainedBytes = writtenBytes - queued;
-            drainedAtNanos = frame.publishedAtNanos();
-        } else if (queued + length > maxQueueBytes
-                && (queued + length > maxBacklogBytes || stalled(queued, frame.publishedAtNanos()))) {
-            stats.recordDropped();
-            onSlow();
-            return false;
-        }
-        return write(frame);
+        return mayWrite() && mode.deliver(frame);
     }
 
     /**
-     * Writes the run's buffer whole when all of it fits under the bound, so no message of it would
-     * have been dropped one by one; otherwise, and on streams with their own pacing or holding
-     * back, one by one as {@link #deliver} does.
+     * Its lossless stream lost messages for good: closed with 4010 and the reason, which says how
+     * many. It leaves the topic at once, so what it still sends before its socket closes is dropped,
+     * not relayed as the start of a stream with a hole in front.
      */
     @Override
-    public boolean deliverRun(FrameRun run) {
-        if (latency != null || holdBack != null) {
-            return Member.super.deliverRun(run);
+    public void streamBroken(String reason) {
+        if (topic != null) {
+            router.leave(this);
+            topic = null;
         }
+        close(CloseCodes.MESSAGES_LOST, reason);
+    }
+
+    /** A replayed message (what the topic kept for newcomers): written whatever the queue holds. */
+    @Override
+    public boolean deliverReplay(PreparedFrame frame) {
         if (!mayWrite()) {
             return false;
         }
-        long queued = pendingBytes();
-        if (queued + run.length() > maxQueueBytes) {
-            return Member.super.deliverRun(run);
-        }
-        if (queued <= QUEUE_SLACK_BYTES) {
-            drainedBytes = writtenBytes - queued; // as deliver() would for the run's first message
-            drainedAtNanos = run.frame(0).publishedAtNanos();
-        }
-        writeContent(run.content());
-        for (int i = 0; i < run.count(); i++) {
-            PreparedFrame frame = run.frame(i);
-            stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
-        }
-        return newlyNeedsFlush();
-    }
-
-    /**
-     * Whether frames may be written now. Closing: nothing may follow the close frame, and nothing
-     * refused is counted as sent.
-     */
-    private boolean mayWrite() {
-        return ctx.channel().isActive() && !lifecycle.isClosing() && (permit == null || permit.mayReceive());
-    }
-
-    /**
-     * On a lossless stream: never drop. Local senders stop being read once this receiver is over its
-     * bound, so what is queued stays near it; messages from other nodes cannot be held back that
-     * way until the hold reaches their nodes, and a receiver that lets more than
-     * {@code maxLosslessBacklogBytes} pile up is closed (1013) rather than losing any of them.
-     */
-    private boolean deliverLossless(PreparedFrame frame) {
-        if (pendingBytes() + frame.frameLength() > maxLosslessBacklogBytes && pendingBytes() > QUEUE_SLACK_BYTES) {
-            close(CloseCodes.TRY_AGAIN_LATER, "lossless stream: more than " + maxLosslessBacklogBytes
-                    + " bytes waiting for this client (from other nodes, which cannot be held back)");
-            return false;
-        }
-        return write(frame);
-    }
-
-    /**
-     * Writes a duplicate of the frame and counts it.
-     *
-     * @return as {@link #deliver}: whether this left the channel needing a flush it did not need
-     */
-    private boolean write(PreparedFrame frame) {
-        writeContent(frame.content());
-        // The publish time, not a clock read per receiver: with 1,000 receivers the reads cost more
-        // than the rest of counting, and "last message out" needs no finer truth than that.
         stats.recordOut(frame.payloadLength(), frame.publishedAtNanos());
-        return newlyNeedsFlush();
+        return outlet.write(frame);
     }
 
-    /**
-     * Writes shared frame bytes (one frame, or a run of them; borrowed): a few copied behind those
-     * coalesced since the last flush, more as a duplicate, after what was coalesced before them.
-     */
-    private void writeContent(ByteBuf content) {
-        int length = content.readableBytes();
-        writtenBytes += length;
-        if (length <= COALESCE_MAX_FRAME_BYTES && latency == null && holdBack == null) {
-            coalesce(content);
-        } else {
-            writeCoalesced(); // what was written before these bytes goes before them
-            out.write(content.retainedDuplicate(), out.voidPromise());
-        }
-    }
-
-    /** Marks this session as needing a flush; whether it did not already. */
-    private boolean newlyNeedsFlush() {
-        if (needsFlush) {
-            return false;
-        }
-        needsFlush = true;
-        return true;
-    }
-
-    /** Copies a small frame's bytes behind those coalesced since the last flush. */
-    private void coalesce(ByteBuf frameBytes) {
-        int n = frameBytes.readableBytes();
-        if (coalesced != null && coalesced.maxWritableBytes() < n) {
-            writeCoalesced();
-        }
-        if (coalesced == null) {
-            // Sized as the last one was filled, grown if more come: growing copies what it holds,
-            // and a receiver sent one small frame per flush, reading slowly, queues buffers the
-            // size of its frames, not of the limit.
-            coalesced = ctx.alloc().directBuffer(Math.max(n, lastCoalescedBytes), Math.max(n, COALESCE_BUFFER_BYTES));
-        }
-        coalesced.writeBytes(frameBytes, frameBytes.readerIndex(), n);
-    }
-
-    /**
-     * Writes the coalesced frames to the channel, unless a close frame has gone out meanwhile
-     * (nothing may follow it; the connection is ending, so they would never be read).
-     */
-    private void writeCoalesced() {
-        ByteBuf frames = coalesced;
-        if (frames != null) {
-            coalesced = null;
-            lastCoalescedBytes = frames.readableBytes();
-            if (lifecycle.isClosing()) {
-                frames.release();
-            } else {
-                out.write(frames, out.voidPromise());
-            }
-        }
-    }
-
-    private void discardCoalesced() {
-        if (coalesced != null) {
-            coalesced.release();
-            coalesced = null;
-        }
-    }
-
-    /** Over its bound (not writable), this receiver holds the senders back, and is watched for a stall. */
-    private void holdOrRelease(boolean writable) {
-        if (writable) {
-            holdBack.release(this);
-            cancelStallWatch();
-        } else {
-            holdBack.hold(this);
-            if (stallWatch == null) {
-                long period = Math.max(1, backpressureTimeoutNanos / 4);
-                long[] last = {writtenBytes - pendingBytes(), System.nanoTime()};
-                stallWatch = ctx.executor().scheduleAtFixedRate(() -> {
-                    long drained = writtenBytes - pendingBytes();
-                    long now = System.nanoTime();
-                    if (drained > last[0]) {
-                        last[0] = drained;
-                        last[1] = now;
-                    } else if (now - last[1] >= backpressureTimeoutNanos) {
-                        cancelStallWatch();
-                        close(CloseCodes.TRY_AGAIN_LATER, "stalled: read nothing for "
-                                + TimeUnit.NANOSECONDS.toSeconds(backpressureTimeoutNanos)
-                                + "s of a lossless stream, holding its senders back");
-                    }
-                }, period, period, TimeUnit.NANOSECONDS);
-            }
-        }
-    }
-
-    private void cancelStallWatch() {
-        if (stallWatch != null) {
-            stallWatch.cancel(false);
-            stallWatch = null;
-        }
+    @Override
+    public void flush() {
+        outlet.flush();
     }
 
     /** Stops or resumes reading this client's messages (a lossless stream's receivers are behind). */
@@ -599,105 +299,37 @@ public final class RelaySession extends ChannelInboundHandlerAdapter implements 
         ctx.channel().config().setAutoRead(!hold);
     }
 
-    /** A replayed message (what the topic kept for newcomers): written whatever the queue holds. */
-    @Override
-    public boolean deliverReplay(PreparedFrame frame) {
-        return mayWrite() && write(frame);
-    }
-
-    @Override
-    public void flush() {
-        if (needsFlush) { // else nothing was written since (a slice coming after a pump's flush)
-            needsFlush = false;
-            writeCoalesced();
-            out.flush();
-        }
+    /**
+     * Whether frames may be written now. Closing: nothing may follow the close frame, and nothing
+     * refused is counted as sent.
+     */
+    boolean mayWrite() {
+        return ctx.channel().isActive() && !lifecycle.isClosing() && (permit == null || permit.mayReceive());
     }
 
     /**
-     * Moves frames from the latency queue to the channel while it is writable (below
-     * {@code latencySocketBytes}); the writability event brings the rest.
-     *
-     * @return as {@link #deliver}: whether this left the channel needing a flush it did not need
+     * Whether this connection carries a lossless stream ({@code slow=backpressure}): a drain lets
+     * such a transfer finish before closing it. Any thread.
      */
-    private boolean pumpLatencyQueue() {
-        boolean newlyNeedsFlush = false;
-        Channel ch = ctx.channel();
-        while (!latency.isEmpty() && ch.isWritable() && !lifecycle.isClosing()) {
-            PreparedFrame f = latency.poll();
-            try {
-                newlyNeedsFlush |= write(f);
-            } finally {
-                f.release();
-            }
-        }
-        return newlyNeedsFlush;
-    }
-
-    private void recordDropped(int messages) {
-        for (int i = 0; i < messages; i++) {
-            stats.recordDropped();
-        }
-    }
-
-    /** Bytes written by this session that the client has not read: in the channel, or still coalesced. */
-    private long pendingBytes() {
-        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-        long inChannel = out == null ? 0 : out.totalPendingWriteBytes();
-        return coalesced == null ? inChannel : inChannel + coalesced.readableBytes();
+    public boolean lossless() {
+        return lossless;
     }
 
     /**
-     * Whether the client has read nothing of its queue for longer than the stall timeout. What it
-     * has read is what this session wrote less what is still pending (pings and other frames
-     * written past the session make this a few bytes off).
-     *
-     * @param now the publish time of the message being delivered: a clock read that is already paid
+     * Whether a lossless transfer is still under way here though no message moved: its senders are
+     * held back, or messages wait to be sent to this client. Any thread (a drain asks).
      */
-    private boolean stalled(long pending, long now) {
-        long drained = writtenBytes - pending;
-        // Only a rise is reading: Netty counts ~100 bytes of bookkeeping per queued write, so a new
-        // write alone lowers this figure.
-        boolean read = drained > drainedBytes;
-        drainedBytes = drained;
-        if (read) {
-            drainedAtNanos = now;
-            return false;
-        }
-        return now - drainedAtNanos > stallNanos;
-    }
-
-    /**
-     * Under {@code DISCONNECT}: the first drop starts the grace period; if the client dropped more
-     * messages during it (it is still not keeping up), it is closed with 1013. Draining below half
-     * its bound (Netty's writability) cancels the timer. Only drops over this client's own bound
-     * count: a message dropped because its event loop's backlog was full is not this client's doing.
-     */
-    private void onSlow() {
-        if (slowPolicy == SlowConsumerPolicy.DISCONNECT && slowTimer == null) {
-            long droppedAtStart = stats.droppedOverBound();
-            slowTimer = ctx.executor().schedule(() -> {
-                slowTimer = null;
-                if (stats.droppedOverBound() > droppedAtStart) {
-                    close(CloseCodes.TRY_AGAIN_LATER, "slow consumer: not reading fast enough for this stream");
-                }
-            }, slowGraceMillis, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    private void cancelSlowTimer() {
-        if (slowTimer != null) {
-            slowTimer.cancel(false);
-            slowTimer = null;
-        }
+    public boolean busy() {
+        Topic t = topic;
+        dev.crossbar.core.topic.HoldBack hold = t == null ? null : t.holdBack();
+        io.netty.channel.ChannelOutboundBuffer pending = ctx.channel().unsafe().outboundBuffer();
+        return hold != null && hold.held() || pending != null && pending.totalPendingWriteBytes() > 0;
     }
 
     /** Starts the closing handshake (see {@link ConnectionLifecycle#close}); deliveries stop now. */
     public void close(WebSocketCloseStatus status, String reason) {
-        cancelSlowTimer();
-        cancelStallWatch();
-        if (holdBack != null) {
-            holdBack.release(this); // closing: it reads nothing more, and must not hold the others
+        if (mode != null) {
+            mode.end();
         }
         lifecycle.close(status, reason);
     }

@@ -12,12 +12,18 @@ import java.io.UncheckedIOException;
  */
 final class SnapshotJson {
 
-    private final ObjectWriter writer = new ObjectMapper().writer();
+    /**
+     * Made when the first reader needs one: Jackson's databind is a few hundred classes, about 1.5
+     * MiB of memory, that a relay nobody watches need not hold.
+     */
+    private static final class Writer {
+        static final ObjectWriter INSTANCE = new ObjectMapper().writer();
+    }
 
     /** UTF-8 JSON of a snapshot, or of one of its parts. */
     byte[] write(Object value) {
         try {
-            return writer.writeValueAsBytes(value);
+            return Writer.INSTANCE.writeValueAsBytes(value);
         } catch (JsonProcessingException e) {
             // Our own records with strings and numbers: this cannot fail short of a bug.
             throw new UncheckedIOException(e);

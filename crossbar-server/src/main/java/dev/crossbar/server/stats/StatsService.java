@@ -61,7 +61,10 @@ import org.slf4j.LoggerFactory;
 public final class StatsService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(StatsService.class);
-    private static final ObjectMapper REQUESTS = new ObjectMapper();
+    /** Made on the first request (see {@link SnapshotJson}: nothing of Jackson in an unwatched relay). */
+    private static final class Requests {
+        static final ObjectMapper READER = new ObjectMapper();
+    }
     /** A summary carries topics only: client rows are what would make it large. */
     private static final Predicate<TopicKey> NO_ROWS = k -> false;
 
@@ -235,7 +238,7 @@ public final class StatsService implements AutoCloseable {
     /** The {@code topic} and {@code schema} of a client-rows request, or null for any other message. */
     private static JsonNode topicRequest(String text) {
         try {
-            JsonNode n = REQUESTS.readTree(text);
+            JsonNode n = Requests.READER.readTree(text);
             return n != null && n.path("topic").isTextual() && n.path("schema").isTextual() ? n : null;
         } catch (IOException e) {
             return null;

@@ -10,7 +10,9 @@ import dev.crossbar.server.auth.AccessEnforcer;
 import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.AuthGate;
 import dev.crossbar.server.auth.IngestAccess;
+import dev.crossbar.server.http.Draining;
 import dev.crossbar.server.http.HandshakeFailures;
+import dev.crossbar.server.http.UpgradeAdmission;
 import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpKeepAlive;
@@ -104,12 +106,14 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     private final ServerTlsContext tls;
     private final AccessControl access;
     private final SessionRegistry pairs;
+    /** Whether the node is draining: upgrades are refused while it is. */
+    private final Draining draining;
     /** What the configuration makes of each new connection; replaced whole by a reload. */
     private volatile Assembly current;
 
     /** The parts of the pipeline that follow from the configuration, built once per configuration. */
     private record Assembly(ServerConfig config, RouteParser routes, Map<String, HttpEndpoint> endpoints,
-                            WebSocketServerProtocolConfig wsConfig, AdminGuard adminGuard, SessionGate sessionGate,
+                            WebSocketServerProtocolConfig wsConfig, AdminGuard adminGuard, UpgradeAdmission admission,
                             FrameCodecSwap frameCodecSwap, IngestTail ingestTail) {
     }
 
@@ -118,21 +122,23 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
      * @param failures counts refused upgrades for {@code /metrics}
      * @param loops    the event loops connections are served on, for {@link HomeLoop}
      * @param pairs    the 1:1 sessions' hosts and waiting sessions
+     * @param draining whether the node is draining (upgrades refused)
      */
     public CrossbarInitializer(ServerConfig config, Router router, ChannelGroup sessions,
                                Map<String, HttpEndpoint> endpoints, ConnectionLimiter limiter,
                                HandshakeFailures failures, ServerTlsContext tls, AccessControl access,
-                               List<EventLoop> loops, SessionRegistry pairs) {
+                               List<EventLoop> loops, SessionRegistry pairs, Draining draining) {
         this.failures = requireNonNull(failures, "failures");
         this.tls = tls;
         this.access = access;
         this.router = requireNonNull(router, "router");
         this.sessions = requireNonNull(sessions, "sessions");
         this.pairs = requireNonNull(pairs, "pairs");
+        this.draining = requireNonNull(draining, "draining");
         this.guard = new ConnectionGuard(limiter);
         this.homeLoop = loops.size() > 1 && config.homeLoopMembers() > 0
                 ? new HomeLoop(loops, router.topics(), config.homeLoopMembers(),
-                        config.fanoutLoopReceivers(), IDLE, this::idleTimer) : null;
+                        IDLE, this::idleTimer) : null;
         reconfigure(config, endpoints);
     }
 
@@ -147,8 +153,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
                 ? null : new AdminGuard(access, access.config().adminPaths());
         current = new Assembly(config, new RouteParser(config.maxPathLength()), Map.copyOf(endpoints),
                 WebSocketProtocol.config(config.subprotocols(), config.handshakeTimeout(), config.maxMessageBytes()),
-                adminGuard, new SessionGate(pairs, config.routing(), sessions), new FrameCodecSwap(config.maxMessageBytes()),
-                p -> fitIngest(p, config));
+                adminGuard, draining.admission(new SessionGate(pairs, config.routing(), sessions)),
+                new FrameCodecSwap(config.maxMessageBytes()), p -> fitIngest(p, config));
     }
 
     /** The tail of an HTTP ingest connection, fitted by the {@link IngestGate} in place of the WebSocket one. */
@@ -183,14 +189,14 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         p.addLast(IDLE, new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
         p.addLast("ingest-gate", new IngestGate(a.routes(), failures, config.trustForwardedFor(),
-                Set.copyOf(config.allowedOrigins()), router.topics(), a.ingestTail()));
+                Set.copyOf(config.allowedOrigins()), router.topics(), draining, a.ingestTail()));
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
         p.addLast("keep-alive", new HttpKeepAlive(config.httpIdleTimeout().toMillis()));
         if (a.adminGuard() != null) {
             p.addLast("admin-guard", a.adminGuard());
         }
         p.addLast("upgrade-gate", new UpgradeGate(a.routes(), a.endpoints(), failures, config.trustForwardedFor(),
-                Set.copyOf(config.allowedOrigins()), router.topics(), a.sessionGate()));
+                Set.copyOf(config.allowedOrigins()), router.topics(), a.admission()));
         if (access != null) {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }

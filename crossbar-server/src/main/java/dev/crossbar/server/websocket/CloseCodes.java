@@ -20,8 +20,18 @@ public final class CloseCodes {
     public static final WebSocketCloseStatus MESSAGE_TOO_BIG = WebSocketCloseStatus.MESSAGE_TOO_BIG;
     /** 1011: an unexpected failure inside the relay. */
     public static final WebSocketCloseStatus INTERNAL_ERROR = WebSocketCloseStatus.INTERNAL_SERVER_ERROR;
+    /**
+     * 1012: the relay is restarting (draining before an upgrade or a move): reconnect, to another
+     * node of the cluster or to this one once it is back.
+     */
+    public static final WebSocketCloseStatus SERVICE_RESTART = WebSocketCloseStatus.SERVICE_RESTART;
     /** 1013: the client did not keep up with its stream and was disconnected (slow consumer). */
     public static final WebSocketCloseStatus TRY_AGAIN_LATER = WebSocketCloseStatus.TRY_AGAIN_LATER;
+    /**
+     * 4010: a {@code slow=backpressure} (lossless) stream lost messages between nodes that no node
+     * could send again; the reason starts {@code lost <n>[+] after <seq>:} (see docs/protocol.md).
+     */
+    public static final WebSocketCloseStatus MESSAGES_LOST = new WebSocketCloseStatus(4010, "Messages lost");
 
     private CloseCodes() {
     }

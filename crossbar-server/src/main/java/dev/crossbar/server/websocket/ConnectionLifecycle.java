@@ -38,7 +38,10 @@ import org.slf4j.LoggerFactory;
  * {@link #isClosing() is closing}: every other write that reaches this handler is released and
  * refused, so nothing follows the close frame and senders can stop counting deliveries. A close
  * frame written by someone else (the protocol handler's answer to a client's close, which does not
- * pass this handler) makes it closing too: {@link FrameEncoder} reports every close frame. Writers
+ * pass this handler) makes it closing too: {@link FrameEncoder} reports every close frame, and
+ * drops a second one: when the client answers a close of ours, the protocol handler answers that
+ * in turn, and a browser fails a connection that gets two (its page would see 1006, not our code,
+ * and could not follow the client contract). Writers
  * that skip this handler (relay sessions) check {@link #isClosing()} themselves. Netty's
  * protocol handler closes the socket when the client answers; a timer closes it otherwise, 1 s
  * after the close frame reached the socket (closing at once would let a client still sending reset
@@ -89,6 +92,7 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private boolean upgraded;
     private boolean closing;
+    private boolean closeFrameSent;
     private int idleIntervals;
     private ScheduledFuture<?> closeTimer;
 
@@ -123,9 +127,18 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
         return closing;
     }
 
-    /** A close frame has been encoded, whoever wrote it (see {@link FrameEncoder}): nothing may follow it. */
-    void closeFrameWritten() {
+    /**
+     * A close frame is being encoded, whoever wrote it (see {@link FrameEncoder}): nothing may
+     * follow it. Returns false when one already was: then this one is the protocol handler's answer
+     * to the client's answer to ours, and must not be sent (RFC 6455 has one close frame each way).
+     */
+    boolean closeFrameWritten() {
         closing = true;
+        if (closeFrameSent) {
+            return false;
+        }
+        closeFrameSent = true;
+        return true;
     }
 
     /**

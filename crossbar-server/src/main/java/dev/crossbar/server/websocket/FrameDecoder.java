@@ -38,8 +38,7 @@ import java.util.List;
  * its shortest encoding (1002), and a frame longer than {@code maxFramePayloadLength} (1009: the
  * whole message's limit is {@code MessageAssembler}'s). After a close frame every further byte is
  * skipped; after a violation, every further frame but the client's close frame (see
- * {@link #violation}). Text is left to Netty's {@code Utf8FrameValidator}, after this handler,
- * except whole ASCII text handed to a {@link Sink} (below), which no UTF-8 check can fault.
+ * {@link #violation}). Text is left to Netty's {@code Utf8FrameValidator}, after this handler.
  *
  * <p>A payload that is whole in what has been read is copied out in one go (a whole message under
  * 64 KiB into a {@link PreparedFrame#payloadBuffer}, behind the header the relay will send it
@@ -50,17 +49,11 @@ import java.util.List;
  * <p>The relay swaps it in for Netty's decoder when the upgrade completes, before any frame has
  * been read ({@code transport.FrameCodecSwap}).
  *
- * <p>A whole message in one frame, binary or ASCII text, can go straight to a {@link Sink}
- * ({@link #directTo}), past the handlers that would only pass it on: the relay's session sets one
- * when its pipeline holds nothing else between here and it ({@code session.DirectPath}). Text
- * with any byte over 0x7F and fragments always take the pipeline (the UTF-8 check, reassembly).
- *
  * <p>Ownership: the reads are {@link ByteToMessageDecoder}'s; a payload's chunks are this
  * decoder's until the frame is passed on (released here if the connection ends first); each frame
  * passed on owns its buffer, which the handler that consumes the frame releases (after a violation,
- * the empty close frame too: {@code ProtocolViolations.AfterViolation}); a payload handed to the
- * {@link Sink} is the sink's to release. Bytes skipped after a violation are only consumed from
- * the reads.
+ * the empty close frame too: {@code ProtocolViolations.AfterViolation}). Bytes skipped after a
+ * violation are only consumed from the reads.
  */
 public final class FrameDecoder extends ByteToMessageDecoder implements WebSocketFrameDecoder {
 
@@ -76,16 +69,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     static final int MIN_CHUNK = 4 * 1024;
     static final int MAX_CHUNK = 64 * 1024;
 
-    /** Takes whole messages straight from the decoder (see {@link #directTo}). */
-    @FunctionalInterface
-    public interface Sink {
-        /** One whole message, binary or (ASCII) text; takes the reference to {@code payload}. */
-        void message(boolean text, ByteBuf payload);
-    }
-
     private final long maxFramePayloadLength;
-    /** Where whole messages go instead of down the pipeline; null: every frame goes down it. */
-    private Sink sink;
 
     /** A header has been read and the payload it announced is awaited. */
     private boolean inPayload;
@@ -143,12 +127,6 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
                     : wholeSmallMessage() ? PreparedFrame.payloadBuffer(ctx.alloc(), opcode == OPCODE_TEXT, payloadLength)
                     : ctx.alloc().buffer(payloadLength);
             ByteBuf payload = into == null ? Unpooled.EMPTY_BUFFER : UnmaskingCopy.copy(into, in, payloadLength, maskKey);
-            // A whole message: not inside a fragmented one (checked with its header). ASCII is
-            // valid UTF-8 under any check, so such text needs none; other text is checked down the pipeline.
-            if (sink != null && into != null && wholeSmallMessage() && (opcode == OPCODE_BINARY || allAscii(payload))) {
-                sink.message(opcode == OPCODE_TEXT, payload);
-                return;
-            }
             out.add(frame(in, payload));
             return;
         }
@@ -163,40 +141,12 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
     }
 
     /**
-     * From now on, hands each whole message in one frame under {@link PreparedFrame#CONTIGUOUS_LIMIT},
-     * binary or text that is all ASCII, to {@code sink} instead of passing a frame down the
-     * pipeline; null to stop. The handlers between this decoder and the sink never see those
-     * messages, so the caller sets one only where they would have passed them on unchanged.
-     * Called on the channel's event loop.
-     */
-    public void directTo(Sink sink) {
-        this.sink = sink;
-    }
-
-    /**
      * A message in one frame, small enough for the relay to send its payload in one buffer behind
      * the header: read into a {@link PreparedFrame#payloadBuffer}, it is relayed without another copy.
      */
     private boolean wholeSmallMessage() {
         return fin && (opcode == OPCODE_TEXT || opcode == OPCODE_BINARY)
                 && payloadLength < PreparedFrame.CONTIGUOUS_LIMIT;
-    }
-
-    /** Whether every readable byte is under 0x80, eight at a time: ASCII, so valid UTF-8. */
-    static boolean allAscii(ByteBuf bytes) {
-        int i = bytes.readerIndex();
-        int end = bytes.writerIndex();
-        for (; end - i >= Long.BYTES; i += Long.BYTES) {
-            if ((bytes.getLong(i) & 0x8080808080808080L) != 0) {
-                return false;
-            }
-        }
-        for (; i < end; i++) {
-            if (bytes.getByte(i) < 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

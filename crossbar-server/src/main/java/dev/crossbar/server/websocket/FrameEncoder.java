@@ -1,5 +1,6 @@
 package dev.crossbar.server.websocket;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -10,7 +11,8 @@ import java.util.List;
 /**
  * Netty's server-side frame encoder (frames unmasked), which also tells the connection's
  * {@link ConnectionLifecycle} when a close frame passes, whoever wrote it: the lifecycle's own
- * close, the protocol handler's answer to a client's close, a codec's answer to a violation.
+ * close, the protocol handler's answer to a client's close, a codec's answer to a violation; and
+ * sends only the first (see {@link ConnectionLifecycle}).
  *
  * <p>Why: relayed messages are frames already encoded once for all their receivers
  * ({@code PreparedFrame}), and a {@code RelaySession} writes them from this handler's context, past
@@ -40,8 +42,12 @@ public final class FrameEncoder extends WebSocket13FrameEncoder {
     protected void encode(ChannelHandlerContext ctx, WebSocketFrame msg, List<Object> out) throws Exception {
         if (msg instanceof CloseWebSocketFrame) {
             ConnectionLifecycle lifecycle = ctx.pipeline().get(ConnectionLifecycle.class);
-            if (lifecycle != null) {
-                lifecycle.closeFrameWritten();
+            if (lifecycle != null && !lifecycle.closeFrameWritten()) {
+                // A second close frame: the protocol handler's answer to the client's answer to
+                // ours. Nothing goes out; the write still completes, and the protocol handler then
+                // closes the socket, as the closing handshake is over.
+                out.add(Unpooled.EMPTY_BUFFER);
+                return;
             }
         }
         super.encode(ctx, msg, out);

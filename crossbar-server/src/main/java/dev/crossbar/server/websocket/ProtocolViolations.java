@@ -47,10 +47,6 @@ public final class ProtocolViolations extends ChannelInboundHandlerAdapter {
         boolean clientClosed = decoder != null && decoder.closeReceived();
         ConnectionLifecycle lifecycle = ConnectionLifecycle.of(ctx.pipeline());
         ctx.pipeline().replace(ctx.name(), ctx.name(), new AfterViolation(lifecycle));
-        if (decoder != null) {
-            // Messages that went straight to the session would pass the handler that now drops them.
-            decoder.directTo(null);
-        }
         lifecycle.protocolViolation(violation, answer, clientClosed);
     }
 

@@ -154,6 +154,19 @@ class ReassemblerTest {
     }
 
     @Test
+    void thisNodesOwnStreamComingBackThroughAServerItLeftIsNeverDelivered() {
+        OwnStreams own = new OwnStreams();
+        own.add(9);
+        Reassembler mine = new Reassembler(1000, 5000, buffered, stats, own);
+        for (byte[] chunk : chunks(9, 1, false, bytes(300, 1), 100, null)) {
+            assertNull(mine.accept(Envelope.parse(chunk), chunk, System.nanoTime()));
+        }
+        assertEquals(0, mine.partials());
+        assertEquals(0, stats.lostIn());
+        assertTrue(stats.duplicatesIn() > 0, "counted as what it is: a second copy");
+    }
+
+    @Test
     void manyStreamsAreForgottenOldestFirstWithinTheCap() {
         for (int s = 0; s < Reassembler.MAX_STREAMS + 10; s++) {
             feed(chunks(s, 1, false, bytes(1, s), 100, null).get(0));

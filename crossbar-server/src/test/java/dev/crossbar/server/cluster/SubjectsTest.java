@@ -53,6 +53,11 @@ class SubjectsTest {
         assertEquals("crossbar.1n.t7o", subject("/in/>"), "the example in docs/protocol.md");
         assertTrue(subject("/in/x").startsWith("crossbar.1n.t"));
         assertNotEquals(subject("/x"), subject("/in/x"));
+        // A lossless topic's hold and ack subjects: apart from every topic subject and each other.
+        TopicKey key = new TopicKey(dev.crossbar.core.schema.OneToMany.INSTANCE, "x");
+        assertEquals("crossbar.ack.1n.tf0", Subjects.ackSubject(key));
+        assertEquals("crossbar.hold.1n.tf0", Subjects.holdSubject(key));
+        assertEquals("crossbar.1n.tf0", Subjects.subject(key));
     }
 
     @Test

@@ -59,7 +59,7 @@ final class WireHarness {
         CrossbarInitializer init = new CrossbarInitializer(CONFIG, router,
                 new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), Map.of(HealthEndpoint.PATH, HealthEndpoint.INSTANCE),
                 new ConnectionLimiter(100, 100), new HandshakeFailures(), null, null, java.util.List.of(),
-                new dev.crossbar.server.pair.SessionRegistry(CONFIG.sessions()));
+                new dev.crossbar.server.pair.SessionRegistry(CONFIG.sessions()), new dev.crossbar.server.http.Draining());
         EmbeddedChannel peer = new EmbeddedChannel(init);
         EmbeddedChannel fuzzed = new EmbeddedChannel(init);
         ByteArrayOutputStream toPeer = new ByteArrayOutputStream();
@@ -122,7 +122,7 @@ final class WireHarness {
         ServerFrame close = null;
         for (ServerFrame f : frames(afterSwitchingProtocols(toFuzzed, "fuzzed client"), "fuzzed client")) {
             if (close != null) {
-                break; // what follows a close frame is the concern of ClosingSessionTest
+                break; // what follows a close frame is the concern of ClosingSessionIT
             }
             if (f.opcode() == 0xA) {
                 pongs.add(f.payload());

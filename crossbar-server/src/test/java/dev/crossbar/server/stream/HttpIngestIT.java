@@ -1,326 +1,357 @@
 package dev.crossbar.server.stream;
 
 import static dev.crossbar.server.testing.RelayServerExtension.await;
+import static dev.crossbar.server.testing.StatsReader.clientByAgent;
+import static dev.crossbar.server.testing.StatsReader.nextWhere;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.schema.OneToMany;
-import dev.crossbar.core.schema.Role;
 import dev.crossbar.core.topic.Topic;
+import dev.crossbar.server.testing.HttpExchange;
+import dev.crossbar.server.testing.IngestPoster;
+import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.RawClient;
 import dev.crossbar.server.testing.Received;
 import dev.crossbar.server.testing.RelayServerExtension;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * HTTP ingest with the tools a lab uses (failsafe: these take seconds each): Debian's ffmpeg posting
- * a live camera ({@code ffmpeg -re ... -f mpegts http://relay/in/cam}) to WebSocket viewers, who get
- * whole MPEG-TS packets, a late joiner under {@code start=keyframe} starting at a keyframe and a
- * slow viewer under {@code max-latency} kept current by skipping; and curl uploading a 24 MiB file
- * on a {@code slow=backpressure} stream to a subscriber that reads slowly: byte-exact (SHA-256), the
- * relay holding the upload back through TCP rather than buffering it.
+ * HTTP ingest ({@code POST}/{@code PUT} on {@code /in/<stream>}) against a real relay with raw
+ * sockets as posters and WebSocket subscribers: MPEG-TS cut into whole packets as it arrives (declared
+ * or recognised), a viewer joining mid-stream under {@code start=keyframe} starting at a keyframe,
+ * any other body relayed byte for byte, the poster held back through TCP on a
+ * {@code slow=backpressure} stream, {@code Expect: 100-continue}, statistics, refusals, shutdown.
  */
 class HttpIngestIT {
 
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final int INGEST_MESSAGE = 8 * 1024;
+    /** The largest MPEG-TS message: whole packets of the option's value. */
+    private static final int TS_MESSAGE = INGEST_MESSAGE / TsStream.PACKET * TsStream.PACKET;
+    private static final String FIXTURE = "mpeg1-g60";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int VIDEO_SECONDS = 8;
-    /** What the relay may hold of an upload at once: see {@link #aCurlUploadArrivesByteExactAtASlowSubscriber}. */
-    private static final long IN_FLIGHT_BOUND = 8L * 1024 * 1024;
-    private static final int FILE_BYTES = 24 * 1024 * 1024;
 
     @RegisterExtension
     final RelayServerExtension relay = new RelayServerExtension(b -> b
+            .ingestMessageBytes(INGEST_MESSAGE)
             .maxClientQueueBytes(256 * 1024)
+            .statsInterval(Duration.ofMillis(200))
+            .statsFullClientDetails(true)
             .routing(new RoutingTable(RoutingTable.parseAll(List.of(
-                    "/cam/**:start=keyframe",
-                    "/live/**:start=keyframe,max-latency=500ms",
-                    "/files/**:slow=backpressure")))));
-
-    @TempDir
-    Path dir;
+                    "/cam/**:start=keyframe", "/files/**:slow=backpressure", "/shell/**:schema=session")))));
 
     private Topic topic(String name) {
         return relay.server().topics().get(new TopicKey(OneToMany.INSTANCE, name));
     }
 
-    /** ffmpeg encoding its test pattern in real time, as jsmpeg's docs have a camera do, posting to {@code path}. */
-    private Process ffmpeg(String path) throws IOException {
-        try {
-            return new ProcessBuilder("ffmpeg", "-hide_banner", "-loglevel", "error", "-re",
-                    "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", Integer.toString(VIDEO_SECONDS),
-                    // Constant rate: a test pattern alone compresses to a third of a real camera's stream.
-                    "-c:v", "mpeg1video", "-b:v", "800k", "-minrate", "800k", "-maxrate", "800k", "-bufsize", "400k",
-                    "-bf", "0", "-g", "25",
-                    "-f", "mpegts", "http://127.0.0.1:" + relay.port() + path)
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("ffmpeg.log").toFile()).start();
-        } catch (IOException e) {
-            throw new AssertionError("ffmpeg is needed (Debian: apt-get install ffmpeg)", e);
+    private long bytesIn(String name) {
+        Topic t = topic(name);
+        return t == null ? 0 : t.totals()[1];
+    }
+
+    private static JsonNode json(String response) throws Exception {
+        return JSON.readTree(HttpExchange.body(response));
+    }
+
+    /** Messages the viewer receives until {@code total} bytes have come; each checked by {@code check}. */
+    private static List<byte[]> receive(NettyClient viewer, long total) {
+        List<byte[]> out = new java.util.ArrayList<>();
+        long got = 0;
+        while (got < total) {
+            Received r = viewer.take(WAIT);
+            assertFalse(r.text(), "ingest publishes binary messages");
+            out.add(r.data());
+            got += r.data().length;
         }
+        assertEquals(total, got, "not a byte more");
+        return out;
     }
 
-    private String log(String name) throws IOException {
-        Path p = dir.resolve(name);
-        return Files.exists(p) ? Files.readString(p) : "";
+    private static byte[] concat(List<byte[]> messages) {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        messages.forEach(all::writeBytes);
+        return all.toByteArray();
     }
 
-    /** Every message whole packets of MPEG-TS, each starting with a sync byte. */
-    private static void assertWholePackets(List<byte[]> messages, String who) {
-        for (int i = 0; i < messages.size(); i++) {
-            byte[] m = messages.get(i);
-            assertEquals(0, m.length % TsStream.PACKET, who + " message " + i + ": " + m.length + " bytes");
-            for (int at = 0; at < m.length; at += TsStream.PACKET) {
-                assertEquals(0x47, m[at], who + " message " + i + ": packet at " + at + " lost its sync byte");
-            }
-        }
-    }
-
-    private static int keyframes(List<byte[]> messages) {
-        int n = 0;
-        for (byte[] m : messages) {
-            for (int at = 0; at < m.length; at += TsStream.PACKET) {
-                if (TsStream.isRandomAccess(m, at)) {
-                    n++;
-                }
-            }
-        }
-        return n;
-    }
-
-    @Test
-    @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void ffmpegPostsACameraToViewersAndALateJoinerStartsAtAKeyframe() throws Exception {
-        try (NettyClient early = NettyClient.connect(relay.ws("/out/cam/1"))) {
-            await("early viewer joined", WAIT, () -> topic("cam/1") != null);
-            Process camera = ffmpeg("/in/cam/1");
-            try {
-                List<byte[]> earlyGot = new ArrayList<>();
-                long[] earlyBytes = {0};
-                // Three keyframes (a keyframe a second), then a late viewer.
-                while (keyframes(earlyGot) < 3) {
-                    byte[] m = early.take(WAIT).data();
-                    earlyGot.add(m);
-                    earlyBytes[0] += m.length;
-                }
-                Member poster = null;
-                for (Member m : topic("cam/1").members()) {
-                    if (m.route().role() == Role.PUBLISHER) {
-                        poster = m;
-                    }
-                }
-                assertTrue(poster != null && poster.client().userAgent().startsWith("Lavf/")
-                        && poster.client().remoteAddress().startsWith("127.0.0.1:"),
-                        "ffmpeg is the stream's publisher, with its address and user agent: "
-                                + (poster == null ? null : poster.client()));
-
-                try (NettyClient late = NettyClient.connect(relay.ws("/out/cam/1"))) {
-                    assertTrue(camera.waitFor(VIDEO_SECONDS + 20, TimeUnit.SECONDS), "ffmpeg ends with its input");
-                    assertEquals(0, camera.exitValue(), "ffmpeg: the relay answered its POST 200\n" + log("ffmpeg.log"));
-                    await("the stream ended", WAIT, () -> topic("cam/1").size() == 2);
-                    long total = topic("cam/1").totals()[1];
-
-                    Received r;
-                    while (earlyBytes[0] < total) {
-                        r = early.take(WAIT);
-                        earlyGot.add(r.data());
-                        earlyBytes[0] += r.data().length;
-                    }
-                    assertEquals(total, earlyBytes[0], "the early viewer got every byte");
-                    assertWholePackets(earlyGot, "early");
-                    assertTrue(keyframes(earlyGot) >= VIDEO_SECONDS - 1, keyframes(earlyGot) + " keyframes");
-
-                    List<byte[]> lateGot = new ArrayList<>();
-                    while ((r = late.poll(Duration.ofSeconds(2))) != null) {
-                        lateGot.add(r.data());
-                    }
-                    assertTrue(lateGot.size() > 1, "the late viewer got the stream");
-                    assertTrue(TsStream.isRandomAccess(lateGot.get(0), 0), "the late viewer starts at a keyframe");
-                    assertWholePackets(lateGot, "late");
-                    ByteArrayOutputStream lateBytes = new ByteArrayOutputStream();
-                    lateGot.forEach(lateBytes::writeBytes);
-                    ByteArrayOutputStream earlyAll = new ByteArrayOutputStream();
-                    earlyGot.forEach(earlyAll::writeBytes);
-                    byte[] e = earlyAll.toByteArray();
-                    byte[] l = lateBytes.toByteArray();
-                    assertArrayEquals(java.util.Arrays.copyOfRange(e, e.length - l.length, e.length), l,
-                            "from its keyframe on, the late viewer's bytes are the stream's");
-                }
-            } finally {
-                camera.destroyForcibly();
-            }
-        }
-    }
-
-    /**
-     * A viewer reading at 40 % of the camera's rate on a {@code max-latency=500ms} stream: it loses
-     * messages (skips) rather than falling behind, what it gets is whole packets, and when the camera
-     * stops it is not seconds behind (without the bound it would be about 60 % of the stream behind).
-     */
-    @Test
-    @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void aSlowViewerOfAMaxLatencyStreamSkipsAndStaysCurrent() throws Exception {
-        try (RawClient slow = new RawClient(relay.port(), 2048)) {
-            assertTrue(slow.upgrade("/out/live/1").startsWith("HTTP/1.1 101"));
-            await("viewer joined", WAIT, () -> topic("live/1") != null);
-            List<byte[]> got = new ArrayList<>();
-            long[] lastAt = {0};
-            AtomicReference<Throwable> failed = new AtomicReference<>();
-            double rate = 0.4 * 100_000; // 800 kbit/s and the TS overhead: about 100 KB/s
-            Thread reader = new Thread(() -> {
-                try {
-                    long start = System.nanoTime();
-                    long bytes = 0;
-                    RawClient.Frame f;
-                    while ((f = slow.readFrame(3_000)) != null) {
-                        if (f.opcode() == 0x9) {
-                            slow.send(RawClient.frame(0x8A, f.payload(), true));
-                            continue;
-                        }
-                        synchronized (got) {
-                            got.add(f.payload());
-                            lastAt[0] = System.nanoTime();
-                        }
-                        bytes += f.payload().length;
-                        long wait = start + (long) (bytes / rate * 1e9) - System.nanoTime();
-                        if (wait > 0) {
-                            Thread.sleep(wait / 1_000_000);
-                        }
-                    }
-                } catch (java.net.SocketTimeoutException e) {
-                    // the stream has ended
-                } catch (Throwable e) {
-                    failed.set(e);
-                }
-            }, "slow-viewer");
-            reader.setDaemon(true);
-            reader.start();
-            Process camera = ffmpeg("/in/live/1");
-            try {
-                assertTrue(camera.waitFor(VIDEO_SECONDS + 20, TimeUnit.SECONDS), "ffmpeg ends with its input");
-                long endedAt = System.nanoTime();
-                assertEquals(0, camera.exitValue(), log("ffmpeg.log"));
-                reader.join(30_000);
-                assertNull(failed.get(), () -> "reader: " + failed.get());
-                synchronized (got) {
-                    assertWholePackets(got, "slow");
-                    long lag = TimeUnit.NANOSECONDS.toMillis(lastAt[0] - endedAt);
-                    assertTrue(lag < 2_500, "the slow viewer's last message came " + lag + " ms after the camera stopped");
-                    long received = got.stream().mapToLong(m -> m.length).sum();
-                    assertTrue(received < 0.8 * topic("live/1").totals()[1],
-                            "it skipped: " + received + " bytes");
-                }
-            } finally {
-                camera.destroyForcibly();
-            }
-        }
-    }
-
-    /**
-     * curl uploads 24 MiB ({@code -T}: PUT with a length; {@code --data-binary} with chunked
-     * encoding: POST) to a subscriber reading 8 MiB/s on a lossless stream. At every moment what the
-     * relay has read and the subscriber not yet is under {@link #IN_FLIGHT_BOUND}: the subscriber's
-     * 256 KiB queue, the sockets between them (Linux lets the relay's send buffer grow to 4 MiB) and a
-     * message; a relay that buffered the upload would hold most of the file within a second.
-     */
+    /** Declared ({@code video/mp2t}) or recognised by its sync bytes, written in 1,000-byte chunks. */
     @ParameterizedTest
-    @ValueSource(strings = {"-T", "--data-binary"})
-    @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void aCurlUploadArrivesByteExactAtASlowSubscriber(String how) throws Exception {
-        byte[] file = new byte[FILE_BYTES];
-        new SplittableRandom(46).nextBytes(file);
-        Path upload = dir.resolve("upload.bin");
-        Files.write(upload, file);
-        try (RawClient sub = new RawClient(relay.port(), 64 * 1024)) {
-            assertTrue(sub.upgrade("/out/files/upload").startsWith("HTTP/1.1 101"));
-            await("subscriber joined", WAIT, () -> topic("files/upload") != null);
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            long[] received = {0};
-            AtomicReference<Throwable> failed = new AtomicReference<>();
-            double rate = 8.0 * 1024 * 1024;
-            Thread reader = new Thread(() -> {
-                try {
-                    long start = System.nanoTime();
-                    while (received[0] < FILE_BYTES) {
-                        RawClient.Frame f = sub.readFrame(20_000);
-                        if (f == null) {
-                            throw new AssertionError("nothing within 20 s at " + received[0] + " bytes");
-                        }
-                        if (f.opcode() == 0x9) {
-                            sub.send(RawClient.frame(0x8A, f.payload(), true));
-                            continue;
-                        }
-                        digest.update(f.payload());
-                        synchronized (received) {
-                            received[0] += f.payload().length;
-                        }
-                        long wait = start + (long) (received[0] / rate * 1e9) - System.nanoTime();
-                        if (wait > 0) {
-                            Thread.sleep(wait / 1_000_000);
-                        }
-                    }
-                } catch (Throwable e) {
-                    failed.set(e);
-                }
-            }, "slow-subscriber");
-            reader.setDaemon(true);
-            reader.start();
+    @ValueSource(booleans = {true, false})
+    void mpegTsIsRelayedInWholePacketsAsItArrives(boolean declared) throws Exception {
+        byte[] ts = TsStream.fixture(FIXTURE + ".ts");
+        try (NettyClient viewer = NettyClient.connect(relay.ws("/out/cam/1"))) {
+            await("viewer joined", WAIT, () -> topic("cam/1") != null);
+            Map<String, String> headers = declared ? Map.of("Content-Type", "video/mp2t") : Map.of();
+            try (IngestPoster poster = IngestPoster.open(relay.port(), "POST", "/in/cam/1", -1, headers)) {
+                poster.writeAll(ts, 1000);
+                List<byte[]> messages = receive(viewer, ts.length);
+                poster.end();
+                String response = poster.response();
+                assertEquals(200, IngestPoster.status(response), response);
+                assertTrue(response.contains("Connection: close") || response.contains("connection: close"), response);
+                JsonNode summary = json(response);
+                assertEquals("/in/cam/1", summary.get("stream").asText());
+                assertEquals(ts.length, summary.get("bytes").asLong());
+                assertEquals(messages.size(), summary.get("messages").asInt());
 
-            List<String> command = new ArrayList<>(List.of("curl", "-sS", "--fail-with-body", "-A", "curl-upload"));
-            if (how.equals("-T")) {
-                command.addAll(List.of("-T", upload.toString()));
-            } else {
-                command.addAll(List.of("--data-binary", "@" + upload, "-H", "Transfer-Encoding: chunked"));
-            }
-            command.add("http://127.0.0.1:" + relay.port() + "/in/files/upload");
-            Process curl = new ProcessBuilder(command).redirectOutput(dir.resolve("curl.out").toFile())
-                    .redirectError(dir.resolve("curl.err").toFile()).start();
-            try {
-                long maxInFlight = 0;
-                while (reader.isAlive()) {
-                    Topic t = topic("files/upload");
-                    long in = t == null ? FILE_BYTES : t.totals()[1];
-                    long read;
-                    synchronized (received) {
-                        read = received[0];
+                for (int i = 0; i < messages.size(); i++) {
+                    byte[] m = messages.get(i);
+                    assertTrue(m.length <= TS_MESSAGE, "message " + i + ": " + m.length + " bytes");
+                    assertEquals(0x47, m[0], "message " + i + " starts with a packet's sync byte");
+                    if (i < messages.size() - 1) {
+                        assertEquals(0, m.length % TsStream.PACKET, "message " + i + ": whole packets");
                     }
-                    maxInFlight = Math.max(maxInFlight, in - read);
-                    reader.join(20);
                 }
-                assertNull(failed.get(), () -> "subscriber: " + failed.get());
-                assertTrue(curl.waitFor(30, TimeUnit.SECONDS), "curl ends");
-                assertEquals(0, curl.exitValue(), log("curl.out") + log("curl.err"));
-                JsonNode summary = JSON.readTree(log("curl.out"));
-                assertEquals("/in/files/upload", summary.get("stream").asText());
-                assertEquals(FILE_BYTES, summary.get("bytes").asLong());
-                assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(file), digest.digest(), "SHA-256");
-                assertTrue(maxInFlight < IN_FLIGHT_BOUND, "the relay held " + maxInFlight + " bytes of the upload at once");
-            } finally {
-                curl.destroyForcibly();
+                assertArrayEquals(ts, concat(messages), "byte for byte");
+                assertNull(viewer.poll(Duration.ofMillis(200)));
             }
+        }
+    }
+
+    @Test
+    void aViewerJoiningMidStreamStartsAtTheKeyframe() throws Exception {
+        byte[] ts = TsStream.fixture(FIXTURE + ".ts");
+        List<Integer> keyframes = TsStream.keyframes(FIXTURE);
+        int second = keyframes.get(1);
+        int joinAt = second + (keyframes.get(2) - second) / 3;
+        try (IngestPoster poster = IngestPoster.post(relay.port(), "/in/cam/2")) {
+            poster.write(ts, 0, joinAt);
+            // Everything but the packet the cut went through has been published.
+            await("first part published", WAIT, () -> bytesIn("cam/2") >= joinAt - TsStream.PACKET);
+            try (NettyClient viewer = NettyClient.connect(relay.ws("/out/cam/2"))) {
+                await("viewer joined", WAIT, () -> topic("cam/2").size() == 2);
+                poster.write(ts, joinAt, ts.length - joinAt);
+                poster.end();
+                List<byte[]> messages = receive(viewer, ts.length - second);
+                assertTrue(TsStream.isRandomAccess(messages.get(0), 0), "first bytes are a keyframe's packet");
+                assertArrayEquals(Arrays.copyOfRange(ts, second, ts.length), concat(messages),
+                        "from the keyframe on, byte for byte");
+                assertEquals(200, IngestPoster.status(poster.response()));
+            }
+        }
+    }
+
+    @Test
+    void anyOtherBodyIsRelayedPieceByPieceByteExact() throws Exception {
+        byte[] body = new byte[1024 * 1024 + 17];
+        new SplittableRandom(46).nextBytes(body);
+        body[0] = '{'; // not a sync byte: known at once not to be MPEG-TS
+        try (NettyClient viewer = NettyClient.connect(relay.ws("/out/data/1"))) {
+            await("viewer joined", WAIT, () -> topic("data/1") != null);
+            try (IngestPoster poster = IngestPoster.open(relay.port(), "PUT", "/in/data/1", body.length,
+                    Map.of("Content-Type", "application/octet-stream"))) {
+                poster.writeAll(body, 3000);
+                List<byte[]> messages = receive(viewer, body.length);
+                String response = poster.response();
+                assertEquals(200, IngestPoster.status(response), response);
+                assertEquals(body.length, json(response).get("bytes").asLong());
+                assertArrayEquals(body, concat(messages));
+                assertTrue(messages.stream().allMatch(m -> m.length <= 8192),
+                        "pieces as the HTTP decoder hands them over, at most 8 KiB");
+            }
+        }
+    }
+
+    @Test
+    void aBodyThatLooksLikeMpegTsOnlyAtFirstIsRelayedAsIs() throws Exception {
+        byte[] body = new byte[4000];
+        Arrays.fill(body, (byte) 'x');
+        body[0] = 0x47;
+        body[188] = 0x47; // two sync bytes, not five
+        try (NettyClient viewer = NettyClient.connect(relay.ws("/out/data/2"))) {
+            await("viewer joined", WAIT, () -> topic("data/2") != null);
+            try (IngestPoster poster = IngestPoster.post(relay.port(), "/in/data/2")) {
+                poster.writeAll(body, 500);
+                poster.end();
+                assertArrayEquals(body, concat(receive(viewer, body.length)));
+                assertEquals(200, IngestPoster.status(poster.response()));
+            }
+        }
+    }
+
+    @Test
+    void expectContinueIsAnsweredBeforeTheBody() throws Exception {
+        byte[] body = "{\"t\":21.5}\n".getBytes(StandardCharsets.US_ASCII);
+        try (NettyClient viewer = NettyClient.connect(relay.ws("/out/data/3"))) {
+            await("viewer joined", WAIT, () -> topic("data/3") != null);
+            try (IngestPoster poster = IngestPoster.open(relay.port(), "POST", "/in/data/3", body.length,
+                    Map.of("Expect", "100-continue"))) {
+                assertTrue(poster.head().startsWith("HTTP/1.1 100 Continue\r\n"));
+                poster.write(body, 0, body.length);
+                assertEquals(200, IngestPoster.status(poster.response()));
+                assertArrayEquals(body, viewer.take(WAIT).data());
+            }
+        }
+    }
+
+    @Test
+    void thePosterIsAPublisherInTheStatistics() throws Exception {
+        try (IngestPoster poster = IngestPoster.open(relay.port(), "POST", "/in/cam/stats", -1,
+                Map.of("User-Agent", "Lavf/61.7.100"));
+             JdkClient stats = JdkClient.connect(relay.ws("/ws"))) {
+            byte[] ts = TsStream.fixture(FIXTURE + ".ts");
+            poster.write(ts, 0, 100 * TsStream.PACKET);
+            JsonNode s = nextWhere(stats, WAIT, snap -> snap.get("clients").size() == 1
+                    && snap.get("clients").get(0).get("in").get("bytes").asLong() == 100 * TsStream.PACKET);
+            JsonNode p = clientByAgent(s, "Lavf/61.7.100");
+            assertEquals("publisher", p.get("role").asText());
+            assertEquals("/in/cam/stats", p.get("path").asText());
+            assertTrue(p.get("remoteAddr").asText().startsWith("127.0.0.1:"), p.toString());
+            assertEquals(1, relay.server().connections(), "counted among the relay's connections");
+            poster.end();
+            assertEquals(200, IngestPoster.status(poster.response()));
+            await("left the topic", WAIT, () -> topic("cam/stats") == null);
+        }
+    }
+
+    /**
+     * A subscriber that reads nothing holds a {@code slow=backpressure} stream's poster back: the relay
+     * stops reading the body (the poster's writes block) instead of queuing it; once the subscriber
+     * reads, every byte arrives, in order.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aLosslessStreamHoldsThePosterBackThroughTcp() throws Exception {
+        byte[] body = new byte[24 * 1024 * 1024];
+        new SplittableRandom(7).nextBytes(body);
+        body[0] = 'x';
+        try (RawClient sub = new RawClient(relay.port(), 64 * 1024)) {
+            assertTrue(sub.upgrade("/out/files/big").startsWith("HTTP/1.1 101"));
+            await("subscriber joined", WAIT, () -> topic("files/big") != null);
+            IngestPoster poster = IngestPoster.open(relay.port(), "POST", "/in/files/big", body.length, Map.of());
+            CompletableFuture<String> posted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    poster.writeAll(body, 64 * 1024);
+                    return poster.response();
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            try {
+                // The relay reads on while the sockets' buffers towards the subscriber fill, then stops.
+                long[] last = {-1};
+                await("the poster held back", WAIT, () -> {
+                    long now = bytesIn("files/big");
+                    boolean still = now == last[0] && topic("files/big").holdBack().held();
+                    last[0] = now;
+                    sleepQuietly(300);
+                    return still;
+                });
+                assertTrue(last[0] < body.length / 2, "held at " + last[0] + " of " + body.length + " bytes");
+                assertFalse(posted.isDone(), "the poster's writes wait");
+
+                MessageDigest got = MessageDigest.getInstance("SHA-256");
+                long received = 0;
+                while (received < body.length) {
+                    RawClient.Frame f = sub.readFrame(10_000);
+                    assertTrue(f != null && f.opcode() == 0x2, "a binary message, got " + f);
+                    got.update(f.payload());
+                    received += f.payload().length;
+                }
+                assertEquals(body.length, received);
+                assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(body), got.digest(), "SHA-256");
+                String response = posted.get(30, TimeUnit.SECONDS);
+                assertEquals(200, IngestPoster.status(response), response);
+                assertEquals(body.length, json(response).get("bytes").asLong());
+            } finally {
+                poster.close();
+            }
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void whatCannotBeIngestedIsRefusedWithAReason() throws Exception {
+        try (IngestPoster empty = IngestPoster.post(relay.port(), "/in/")) {
+            String r = empty.response();
+            assertEquals(400, IngestPoster.status(r), r);
+            assertTrue(HttpExchange.body(r).contains("empty stream name after /in/"), r);
+        }
+        try (IngestPoster shell = IngestPoster.post(relay.port(), "/in/shell/pi")) {
+            String r = shell.response();
+            assertEquals(405, IngestPoster.status(r), r);
+            assertTrue(r.toLowerCase(java.util.Locale.ROOT).contains("allow: get\r\n"), r);
+            assertTrue(HttpExchange.body(r).contains("1:1 session stream"), r);
+        }
+        // Not an ingest: a plain request on a subscriber's path is answered as before.
+        String plain = HttpExchange.exchange(relay.port(),
+                "POST /out/cam HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi".getBytes(StandardCharsets.US_ASCII));
+        assertTrue(plain.startsWith("HTTP/1.1 426 "), plain);
+        assertEquals(0, relay.server().topics().size());
+    }
+
+    /**
+     * A drain before a restart: a camera still posting is answered 503 at once (it posts again, to
+     * another node), a new poster is refused, and an upload on a lossless stream is let finish, then
+     * told at the deadline how much of it was relayed.
+     */
+    @Test
+    void aDrainAnswersPostersWith503AndLetsALosslessUploadRunToItsDeadline() throws Exception {
+        byte[] piece = "{\"t\":1}\n".getBytes(StandardCharsets.US_ASCII);
+        try (IngestPoster camera = IngestPoster.post(relay.port(), "/in/data/camera");
+             IngestPoster upload = IngestPoster.post(relay.port(), "/in/files/upload")) {
+            camera.write(piece, 0, piece.length);
+            upload.write(piece, 0, piece.length);
+            await("both publishing", WAIT, () -> bytesIn("data/camera") == piece.length
+                    && bytesIn("files/upload") == piece.length);
+            CompletableFuture<Void> drained = relay.server().drain(Duration.ofSeconds(2));
+            String r = camera.response();
+            assertEquals(503, IngestPoster.status(r), r);
+            assertTrue(HttpExchange.body(r).contains("relay restarting: post again"), r);
+            try (IngestPoster late = IngestPoster.post(relay.port(), "/in/data/late")) {
+                String refused = late.response();
+                assertEquals(503, IngestPoster.status(refused), refused);
+                assertTrue(HttpExchange.body(refused).contains("draining before a restart"), refused);
+            }
+            upload.write(piece, 0, piece.length); // still taken while the drain waits
+            await("the upload goes on", WAIT, () -> bytesIn("files/upload") == 2L * piece.length);
+            String cut = upload.response();
+            assertEquals(503, IngestPoster.status(cut), cut);
+            assertTrue(HttpExchange.body(cut).contains("relay restarting before this body ended: "
+                    + 2 * piece.length + " bytes of it (2 messages) were relayed"), cut);
+            drained.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aPosterStillSendingAtShutdownIsAnswered503() throws Exception {
+        try (IngestPoster poster = IngestPoster.post(relay.port(), "/in/data/shutdown")) {
+            byte[] piece = "{\"t\":1}\n".getBytes(StandardCharsets.US_ASCII);
+            poster.write(piece, 0, piece.length);
+            await("publishing", WAIT, () -> bytesIn("data/shutdown") == piece.length);
+            relay.server().close();
+            String r = poster.response();
+            assertEquals(503, IngestPoster.status(r), r);
+            assertTrue(HttpExchange.body(r).contains("relay shutting down"), r);
         }
     }
 }

@@ -47,9 +47,10 @@ final class TsStream {
      * fps, a keyframe every {@code gop} frames, at {@code kbps} (constant).
      */
     static byte[] ffmpeg(int seconds, int gop, int kbps) throws IOException, InterruptedException {
+        String ffmpeg = dev.crossbar.server.testing.Tools.require("ffmpeg", "ffmpeg");
         Process p;
         try {
-            p = new ProcessBuilder("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+            p = new ProcessBuilder(ffmpeg, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
                     "testsrc=size=320x240:rate=30", "-t", Integer.toString(seconds), "-c:v", "mpeg1video",
                     // Constant rate: a test pattern alone compresses to a third of a real camera's stream.
                     "-b:v", kbps + "k", "-minrate", kbps + "k", "-maxrate", kbps + "k", "-bufsize", kbps / 2 + "k", "-g", Integer.toString(gop), "-f", "mpegts", "-")

@@ -36,6 +36,9 @@ public final class NatsCluster implements AutoCloseable {
     private final int[] clusterPorts;
     private final int[] monitorPorts;
     private final Process[] processes;
+    /** What each server was started with, to start it again the same way ({@link #restart}). */
+    private Path conf;
+    private String routes;
 
     private NatsCluster(Path dir, int n) {
         this.dir = dir;
@@ -45,20 +48,9 @@ public final class NatsCluster implements AutoCloseable {
         this.processes = new Process[n];
     }
 
-    /** The {@code nats-server} executable, or an AssertionError saying how to install it. */
+    /** The {@code nats-server} executable; a test without it skips, or fails under CI ({@link Tools}). */
     public static String executable() {
-        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
-        dirs.add("/usr/sbin");
-        dirs.add("/usr/bin");
-        dirs.add("/usr/local/bin");
-        for (String d : dirs) {
-            Path p = Path.of(d.isEmpty() ? "." : d, "nats-server");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        throw new AssertionError("nats-server not found on PATH or in /usr/sbin: install it "
-                + "(Debian: apt-get install nats-server; .ci/run does)");
+        return Tools.require("nats-server", "nats-server");
     }
 
     /** Attempts at starting a cluster: a port picked free may be taken before nats-server binds it. */
@@ -115,7 +107,7 @@ public final class NatsCluster implements AutoCloseable {
 
     private void startAll(boolean clustered) {
         try {
-            Path conf = dir.resolve("nats.conf");
+            conf = dir.resolve("nats.conf");
             Files.writeString(conf, "no_sys_acc: true\n");
             // Distinct ports: two free-port picks can return the same port once the first is closed.
             java.util.Set<Integer> taken = new java.util.HashSet<>();
@@ -130,25 +122,42 @@ public final class NatsCluster implements AutoCloseable {
                 clusterPorts[i] = distinctFreePort(taken);
                 monitorPorts[i] = distinctFreePort(taken);
             }
-            String routes = java.util.Arrays.stream(clusterPorts).mapToObj(p -> "nats://127.0.0.1:" + p)
+            routes = !clustered ? null : java.util.Arrays.stream(clusterPorts).mapToObj(p -> "nats://127.0.0.1:" + p)
                     .collect(Collectors.joining(","));
             for (int i = 0; i < processes.length; i++) {
-                processes[i] = launch(i, conf, clustered ? routes : null);
+                processes[i] = launch(i, conf, routes);
             }
             for (int i = 0; i < processes.length; i++) {
-                int server = i;
-                RelayServerExtension.await("nats-server " + i + " monitoring", Duration.ofSeconds(10),
-                        () -> monitorOrNull(server, "/varz") != null);
-                if (clustered) {
-                    RelayServerExtension.await("nats-server " + i + " routes", Duration.ofSeconds(10), () -> {
-                        JsonNode r = monitorOrNull(server, "/routez");
-                        return r != null && r.path("num_routes").asInt() == processes.length - 1;
-                    });
-                }
+                awaitUp(i);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Waits until server {@code i} answers on its monitoring port and has a route to every other. */
+    private void awaitUp(int i) {
+        RelayServerExtension.await("nats-server " + i + " monitoring", Duration.ofSeconds(10),
+                () -> monitorOrNull(i, "/varz") != null);
+        if (routes != null) {
+            RelayServerExtension.await("nats-server " + i + " routes", Duration.ofSeconds(10), () -> {
+                JsonNode r = monitorOrNull(i, "/routez");
+                return r != null && r.path("num_routes").asInt() == processes.length - 1;
+            });
+        }
+    }
+
+    /**
+     * Starts server {@code i} again (after {@link #kill}) on the same ports with the same routes, and
+     * waits until it is up and routed to the others.
+     */
+    public void restart(int i) {
+        try {
+            processes[i] = launch(i, conf, routes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        awaitUp(i);
     }
 
     private Process launch(int i, Path conf, String routes) throws IOException {

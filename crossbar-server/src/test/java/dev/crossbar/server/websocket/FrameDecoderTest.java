@@ -76,63 +76,6 @@ class FrameDecoderTest {
     }
 
     /**
-     * With a sink, whole binary messages and whole ASCII text go straight to it, their payload
-     * intact; text with any other byte, fragments, control frames and messages over the
-     * contiguous limit still come down the pipeline as frames.
-     */
-    @Test
-    void aSinkTakesWholeBinaryAndAsciiMessagesOnly() {
-        List<String> direct = new ArrayList<>();
-        FrameDecoder decoder = new FrameDecoder(MAX);
-        decoder.directTo((text, payload) -> {
-            direct.add((text ? "text " : "binary ") + new String(ByteBufUtil.getBytes(payload), StandardCharsets.ISO_8859_1));
-            payload.release();
-        });
-        EmbeddedChannel ch = new EmbeddedChannel(decoder);
-        byte[] nonAscii = "caf\u00e9".getBytes(StandardCharsets.UTF_8);
-        byte[] big = new byte[PreparedFrame.CONTIGUOUS_LIMIT];
-        ch.writeInbound(Unpooled.wrappedBuffer(frame(0x82, "bin".getBytes(), 7), frame(0x81, "plain text".getBytes(), 9),
-                frame(0x81, nonAscii, 11), frame(0x02, "frag".getBytes(), 13), frame(0x80, "ment".getBytes(), 15),
-                frame(0x89, "ping".getBytes(), 17), frame(0x82, big, 19)));
-        assertEquals(List.of("binary bin", "text plain text"), direct);
-        List<String> frames = new ArrayList<>();
-        for (WebSocketFrame f; (f = ch.readInbound()) != null; ) {
-            frames.add(f.getClass().getSimpleName() + " " + f.content().readableBytes());
-            f.release();
-        }
-        assertEquals(List.of("TextWebSocketFrame " + nonAscii.length, "BinaryWebSocketFrame 4",
-                "ContinuationWebSocketFrame 4", "PingWebSocketFrame 4", "BinaryWebSocketFrame " + big.length), frames);
-        assertFalse(ch.finish());
-    }
-
-    @Test
-    void asciiIsEveryByteUnder0x80WhereverTheOthersAre() {
-        for (int length = 0; length <= 20; length++) {
-            for (int offset : new int[] {0, 3}) {
-                ByteBuf bytes = Unpooled.buffer(offset + length).writerIndex(offset);
-                for (int i = 0; i < length; i++) {
-                    bytes.writeByte(0x7F - i);
-                }
-                bytes.readerIndex(offset);
-                assertTrue(FrameDecoder.allAscii(bytes), length + " ASCII bytes");
-                for (int at = 0; at < length; at++) {
-                    for (int high : new int[] {0x80, 0xC3, 0xFF}) {
-                        byte was = bytes.getByte(offset + at);
-                        bytes.setByte(offset + at, high);
-                        assertFalse(FrameDecoder.allAscii(bytes), "0x" + Integer.toHexString(high) + " at " + at + " of " + length);
-                        bytes.setByte(offset + at, was);
-                    }
-                }
-                if (offset > 0) {
-                    bytes.setByte(0, 0xFF); // before the reader index: not part of it
-                    assertTrue(FrameDecoder.allAscii(bytes), "a byte before the reader index is not read");
-                }
-                bytes.release();
-            }
-        }
-    }
-
-    /**
      * A message in one frame below the contiguous limit is read behind its outgoing header, so the
      * relay frames it without a second buffer; fragments, control frames and larger payloads are not.
      */

@@ -1,0 +1,76 @@
+package dev.crossbar.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.crossbar.server.testing.TestCertificates;
+import dev.crossbar.server.testing.TestCertificates.Issued;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real command in its own JVM: SIGHUP makes it serve a renewed certificate at once (the file
+ * check is set to an hour, so only the signal can have done it), and it keeps running. The JDK
+ * provider and C1 only keep the child's start-up short; the provider is not what is tested here.
+ */
+class HangupReloadIT {
+
+
+    @TempDir
+    Path dir;
+
+    private static X509Certificate presented(int port, SSLContext trust) throws Exception {
+        try (SSLSocket socket = (SSLSocket) trust.getSocketFactory().createSocket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            socket.startHandshake();
+            return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+        }
+    }
+
+    @Test
+    void sighupServesTheRenewedCertificateAndTheRelayKeepsRunning() throws Exception {
+        Issued first = TestCertificates.issue(dir, "first", "first.relay.test");
+        Issued second = TestCertificates.issue(dir, "second", "second.relay.test");
+        Path cert = dir.resolve("live.crt");
+        Path key = dir.resolve("live.key");
+        Files.copy(first.certFile(), cert);
+        Files.copy(first.keyFile(), key);
+        Path log = dir.resolve("relay.log");
+        Process relay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "--listen", "127.0.0.1:0", "--event-loops", "1", "--tls-cert", cert.toString(), "--tls-key", key.toString(),
+                "--tls-reload-interval", "1h", "--tls-provider", "jdk")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            int port = RelayLog.awaitPort(log, relay, Duration.ofSeconds(30), "TLS on");
+            SSLContext trustBoth = TestCertificates.trusting(first.certificate(), second.certificate());
+            assertEquals(first.certificate(), presented(port, trustBoth));
+
+            Files.copy(second.certFile(), cert, StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(second.keyFile(), key, StandardCopyOption.REPLACE_EXISTING);
+            Process kill = new ProcessBuilder("sh", "-c", "kill -HUP " + relay.pid()).start();
+            assertTrue(kill.waitFor(10, TimeUnit.SECONDS), "kill -HUP did not finish");
+            assertEquals(0, kill.exitValue());
+
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!presented(port, trustBoth).equals(second.certificate())) {
+                assertTrue(System.nanoTime() < deadline, "no reload after SIGHUP:\n" + Files.readString(log));
+                Thread.sleep(50);
+            }
+            assertTrue(relay.isAlive(), "SIGHUP must not stop the relay when TLS is on");
+            assertTrue(Files.readString(log).contains("SIGHUP: reloading the configuration and the TLS certificate"), Files.readString(log));
+        } finally {
+            relay.destroy();
+            relay.waitFor(10, TimeUnit.SECONDS);
+            relay.destroyForcibly();
+        }
+    }
+}
