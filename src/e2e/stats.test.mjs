@@ -1,8 +1,9 @@
 // The /stats page in a real headless Chromium, against the real relay (the fat jar) with real
 // WebSocket clients: rows for a live publisher and its subscribers, numbers that move, per-topic
-// charts, client strings that stay text, client details truncated unless an admin token is given, a
-// layout that fits a phone, reconnection after a relay restart, and the cluster view of two relays
-// joined by Debian's nats-server.
+// charts, client strings that stay text, topics grouped by routing rule with a search box and a
+// filter, 1:1 sessions (counts, age, traffic, no content), the page at /stats/ too, client details
+// truncated unless an admin token is given, a layout that fits a phone, reconnection after a relay
+// restart, and the cluster view of two relays joined by Debian's nats-server.
 //
 // Run after `mvn -B -ntp verify` (which builds crossbar-server/target/crossbar.jar):
 //   cd src/e2e && npm ci && node --test
@@ -30,6 +31,10 @@ const PUB_AGENT = 'lab-camera <script>window.__xss = "ua"</script>';
 const EVIL_TOPIC = '/lab/<img src=x onerror="window.__xss=1">';
 const EVIL_AGENT = '<img src=x onerror=window.__xss=2>';
 const STREAM = 'cam1';
+// The relay's routing table: the camera's stream keeps its last message, /shell/* are 1:1 sessions.
+const RULES = ['--route', `/${STREAM}:start=last`, '--route', '/shell/*:schema=session'];
+// What the shell's client types: it must never reach the page.
+const TYPED = ['ls -l', 'whoami'];
 // Access control for the restarted relay: an HS256 secret and audience, as the operator would pass them.
 const SECRET = 'e2e-secret-0123456789abcdefghijklmnop';
 const AUDIENCE = 'wss://relay.e2e';
@@ -117,7 +122,23 @@ describe('/stats page in headless Chromium', () => {
     const subs = [await client(port, `/out/${STREAM}`, 'viewer-1'), await client(port, `/out/${STREAM}`, 'viewer-2')];
     const evilA = await client(port, evilPath(), 'chat-member');
     const evilB = await client(port, evilPath(), EVIL_AGENT);
-    sockets.push(pub, ...subs, evilA, evilB);
+    const dark = await client(port, '/out/dark-cam', 'dark-viewer');
+    sockets.push(pub, ...subs, evilA, evilB, dark);
+    // A 1:1 session: a host that echoes what its client types, and a client typing two commands.
+    const host = await client(port, '/in/shell/pi', 'shell-host');
+    host.on('message', async (data) => {
+      const offer = JSON.parse(data);
+      if (offer.type !== 'session') return;
+      const session = await client(port, offer.session, 'shell-host-session');
+      session.on('message', (d, binary) => session.send(d, { binary }));
+      sockets.push(session);
+    });
+    sockets.push(host);
+    // After the host is registered: a client with no host gets 1013.
+    await sleep(300);
+    const shell = await client(port, '/out/shell/pi', 'shell-client');
+    TYPED.forEach((t) => shell.send(t));
+    sockets.push(shell);
     const frame = Buffer.alloc(1000, 7);
     timers.push(setInterval(() => pub.readyState === WebSocket.OPEN && pub.send(frame), 50));
     timers.push(setInterval(() => evilA.readyState === WebSocket.OPEN && evilA.send('{"angle":42}'), 200));
@@ -131,7 +152,7 @@ describe('/stats page in headless Chromium', () => {
   before(async () => {
     assert.ok(fs.existsSync(JAR), `${JAR} is missing: run mvn -B -ntp verify first`);
     port = await freePort();
-    relay = await startRelay(port);
+    relay = await startRelay(port, RULES);
     await startTraffic();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -221,6 +242,67 @@ describe('/stats page in headless Chromium', () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it('works at /stats/ (a trailing slash) too, reading the /ws socket', async () => {
+    const slash = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const opened = [];
+    slash.on('websocket', (ws) => opened.push(ws.url()));
+    try {
+      await slash.goto(`http://127.0.0.1:${port}/stats/`);
+      await slash.locator('tr[data-client-id]', { hasText: 'lab-camera' }).waitFor({ timeout: 15000 });
+      assert.equal(await slash.locator('#status').textContent(), 'live');
+      assert.deepEqual(opened, [`ws://127.0.0.1:${port}/ws?format=snapshot`]);
+    } finally {
+      await slash.close();
+    }
+  });
+
+  it('groups topics by their routing rule, with a search box and a filter', async () => {
+    const groups = page.locator('details.group');
+    await page.locator(`details.group section[data-topic="/out/${STREAM}"]`).waitFor({ timeout: 15000 });
+    assert.equal(await groups.count(), 2, 'the camera\'s rule, and the topics without one');
+    assert.equal(await groups.nth(0).getAttribute('data-rule'), `/${STREAM}:start=last`);
+    assert.match(await groups.nth(0).locator('summary').textContent(), /rule \/cam1:start=last.*1 topic/);
+    assert.match(await groups.nth(1).locator('summary').textContent(), /no rule: live, drop.*2 topics/);
+    assert.equal(await groups.nth(1).locator('section[data-topic="/out/dark-cam"]').count(), 1);
+
+    const shown = () => page.locator('section[data-topic]').evaluateAll((s) => s.map((e) => e.getAttribute('data-topic')).sort());
+    await page.fill('#search', 'onerror');
+    await page.waitForFunction(() => document.querySelectorAll('section[data-topic]').length === 1, null, { timeout: 5000 });
+    assert.deepEqual(await shown(), [EVIL_TOPIC]);
+    assert.equal(await page.locator('#count').textContent(), '1 of 3 topics');
+    assert.match(page.url(), /[?&]q=onerror/);
+    await page.fill('#search', '');
+
+    await page.selectOption('#show', 'no-publisher');
+    await page.waitForFunction(() => document.querySelectorAll('section[data-topic]').length === 1, null, { timeout: 5000 });
+    assert.deepEqual(await shown(), ['/out/dark-cam'], 'a camera stream nobody publishes on');
+    await page.selectOption('#show', 'quiet');
+    await sleep(1500); // an update or two: the filter holds across them
+    assert.deepEqual(await shown(), ['/out/dark-cam'], 'nothing in for a minute');
+    await page.selectOption('#show', 'dropping');
+    await page.locator('#topics p.empty', { hasText: 'No topic matches' }).waitFor({ timeout: 5000 });
+    await page.selectOption('#show', 'all');
+    await page.waitForFunction(() => document.querySelectorAll('section[data-topic]').length === 3, null, { timeout: 5000 });
+    assert.doesNotMatch(page.url(), /show=/);
+    await page.screenshot({ path: path.join(SHOTS, 'stats-groups.png'), fullPage: true });
+  });
+
+  it('shows 1:1 sessions: hosts, open sessions, their age and traffic, never what was typed', async () => {
+    const stream = page.locator('section[data-session-stream="/shell/pi"]');
+    await page.waitForFunction(() => {
+      const c = document.querySelector('section[data-session-stream="/shell/pi"] tr[data-session] td[data-field=to-client]');
+      return c && c.textContent.startsWith('2 msgs');
+    }, null, { timeout: 15000 });
+    assert.match(await stream.locator('h2').textContent(), /1 host · 0 waiting · 1 open/);
+    const bytes = TYPED.reduce((n, t) => n + t.length, 0);
+    assert.equal(await stream.locator('td[data-field=to-host]').textContent(), `2 msgs · ${bytes} B`);
+    assert.equal(await stream.locator('td[data-field=to-client]').textContent(), `2 msgs · ${bytes} B`);
+    assert.match(await stream.locator('td[data-field=age]').textContent(), /^\d+(m )?\d*s$/);
+    assert.match(await page.locator('#sessions > h2').textContent(), /1:1 sessions.*1 open on 1 stream/);
+    const text = await page.locator('body').textContent();
+    for (const t of TYPED) assert.ok(!text.includes(t), `the page shows what was typed: ${t}`);
   });
 
   it('shows client addresses and user agents truncated, and says so', async () => {

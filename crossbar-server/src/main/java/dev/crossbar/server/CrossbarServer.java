@@ -1,67 +1,69 @@
 package dev.crossbar.server;
 
-import dev.crossbar.server.config.ConfigSource;
-import dev.crossbar.server.config.Reloaded;
-import dev.crossbar.server.config.ServerConfig;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
-import dev.crossbar.server.audit.Audit;
-import dev.crossbar.server.auth.AccessControl;
-import dev.crossbar.server.admin.DrainEndpoint;
-import dev.crossbar.server.auth.AccessMetrics;
-import dev.crossbar.server.admin.ReloadEndpoint;
-import dev.crossbar.server.auth.AdminAuthority;
-import dev.crossbar.server.auth.AdminGuard;
-import dev.crossbar.server.auth.RevokeEndpoint;
-import dev.crossbar.server.http.Draining;
 import dev.crossbar.server.admin.DisconnectBroadcast;
 import dev.crossbar.server.admin.DisconnectEndpoint;
+import dev.crossbar.server.admin.DrainEndpoint;
 import dev.crossbar.server.admin.LiveConnections;
+import dev.crossbar.server.admin.ReloadEndpoint;
+import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.auth.AccessControl;
+import dev.crossbar.server.auth.AccessMetrics;
+import dev.crossbar.server.auth.AdminAuthority;
+import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.LiveRevocations;
 import dev.crossbar.server.auth.RevocationFile;
 import dev.crossbar.server.auth.RevocationStore;
+import dev.crossbar.server.auth.RevokeEndpoint;
 import dev.crossbar.server.cluster.NatsAdminLink;
-import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.cluster.NatsBroker;
-import dev.crossbar.server.health.LoopHealth;
-import dev.crossbar.server.logging.Logs;
-import dev.crossbar.server.health.LoopHealthMetrics;
 import dev.crossbar.server.cluster.NatsMetrics;
-import dev.crossbar.server.pair.SessionMetrics;
+import dev.crossbar.server.cluster.NatsSessionLink;
 import dev.crossbar.server.cluster.NatsStatsLink;
+import dev.crossbar.server.config.ConfigSource;
+import dev.crossbar.server.config.Reloaded;
+import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.server.health.LoopHealth;
+import dev.crossbar.server.health.LoopHealthMetrics;
+import dev.crossbar.server.http.Draining;
+import dev.crossbar.server.http.HandshakeFailures;
 import dev.crossbar.server.http.HealthEndpoint;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.ServedElsewhereEndpoint;
+import dev.crossbar.server.logging.Logs;
 import dev.crossbar.server.metrics.MetricsEndpoint;
 import dev.crossbar.server.metrics.RelayMetrics;
-import dev.crossbar.server.cluster.NatsSessionLink;
+import dev.crossbar.server.pair.SessionMetrics;
 import dev.crossbar.server.pair.SessionRegistry;
+import dev.crossbar.server.pair.SessionStatistics;
+import dev.crossbar.server.session.IngestSession;
 import dev.crossbar.server.session.SendBrakes;
-import dev.crossbar.server.websocket.CloseCodes;
-import dev.crossbar.server.websocket.ConnectionLifecycle;
-import dev.crossbar.server.transport.ConnectionLimiter;
 import dev.crossbar.server.stats.ClientDetails;
 import dev.crossbar.server.stats.StatsPageEndpoint;
 import dev.crossbar.server.stats.StatsService;
 import dev.crossbar.server.stats.StatsSocketEndpoint;
-import dev.crossbar.server.transport.AdminInitializer;
-import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.tls.ServerTlsContext;
+import dev.crossbar.server.transport.AdminInitializer;
+import dev.crossbar.server.transport.ConnectionLimiter;
+import dev.crossbar.server.transport.CrossbarInitializer;
 import dev.crossbar.server.transport.RelayLoops;
 import dev.crossbar.server.transport.Transport;
+import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.codec.http.HttpRequest;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -69,11 +71,11 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -152,10 +154,11 @@ public final class CrossbarServer implements AutoCloseable {
                 config.routing(), config.replayLimits());
         this.limiter = new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerAddress());
         this.router = new Router(topics, config.maxLoopBacklogBytes());
+        this.pairs = new SessionRegistry(config.sessions());
         this.stats = new StatsService(topics, config.statsInterval(), adminExecutor, config.nodeName(),
                 cluster == null ? null : new NatsStatsLink(cluster, config.nodeName(), adminExecutor,
                         config.statsClusterMaxReplyBytes()),
-                config.statsClusterTimeout());
+                config.statsClusterTimeout(), new SessionStatistics(pairs));
         this.metrics = new RelayMetrics(topics, router, handshakeFailures, workerGroup, stats::sockets);
         this.loopHealth = new LoopHealth(router.fanOut(), eventLoops(), config.healthProbeInterval(),
                 config.healthMaxProbeAge(), adminExecutor);
@@ -174,7 +177,6 @@ public final class CrossbarServer implements AutoCloseable {
                 metrics.bind(access.remoteKeys());
             }
         }
-        this.pairs = new SessionRegistry(config.sessions());
         metrics.bind(new SessionMetrics(pairs));
         metrics.bind(brakeCounts);
     }
@@ -538,7 +540,7 @@ public final class CrossbarServer implements AutoCloseable {
         return cluster;
     }
 
-    /** Live WebSocket connections. */
+    /** Live relay connections: WebSocket clients and HTTP ingest posters. */
     public int connections() {
         return sessions.size();
     }
@@ -564,6 +566,12 @@ public final class CrossbarServer implements AutoCloseable {
             ConnectionLifecycle lifecycle = ch.pipeline().get(ConnectionLifecycle.class);
             if (lifecycle != null) {
                 lifecycle.close(CloseCodes.GOING_AWAY, "relay shutting down");
+            } else {
+                // An HTTP ingest's poster is answered 503 rather than cut off.
+                IngestSession ingest = ch.pipeline().get(IngestSession.class);
+                if (ingest != null) {
+                    ingest.shutDown();
+                }
             }
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis);

@@ -2,6 +2,7 @@ package dev.crossbar.server;
 
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.server.http.Draining;
+import dev.crossbar.server.session.IngestSession;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
@@ -56,6 +57,16 @@ final class Drain {
         deadlineNanos = System.nanoTime() + timeout.toNanos();
         int lossless = 0;
         for (Channel ch : sessions) {
+            IngestSession ingest = ch.pipeline().get(IngestSession.class);
+            if (ingest != null) {
+                // An HTTP poster: 503 now, or, uploading on a lossless stream, at the deadline if still going.
+                if (ingest.lossless() && !timeout.isZero()) {
+                    lossless++;
+                } else {
+                    ingest.restarting(false);
+                }
+                continue;
+            }
             RelaySession s = ch.pipeline().get(RelaySession.class);
             if (s != null && s.lossless() && !timeout.isZero()) {
                 lossless++;
@@ -73,6 +84,13 @@ final class Drain {
         long now = System.nanoTime();
         boolean late = now - deadlineNanos >= 0;
         for (Channel ch : sessions) {
+            IngestSession ingest = ch.pipeline().get(IngestSession.class);
+            if (ingest != null) {
+                if (late) {
+                    ingest.restarting(true); // else it ends by itself when its body does
+                }
+                continue;
+            }
             RelaySession s = ch.pipeline().get(RelaySession.class);
             if (s == null) {
                 continue; // closing already

@@ -13,6 +13,7 @@ import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.logging.Logs;
 import dev.crossbar.server.testing.HttpExchange;
+import dev.crossbar.server.testing.IngestPoster;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.StatsReader;
 import dev.crossbar.server.testing.Tokens;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A lab page's one token for all its streams (grants by pattern), who holds it in the admin's
- * statistics, the audit trail of a session's life, and revocations kept across a restart.
+ * statistics, the audit trail of a session's life (an HTTP poster's too), and revocations kept
+ * across a restart.
  */
 class CampusAccessIT {
 
@@ -159,5 +161,45 @@ class CampusAccessIT {
     private static JsonNode find(List<JsonNode> events, String type, String sub) {
         return events.stream().filter(e -> e.path("event").asText().equals(type) && sub.equals(e.path("sub").asText()))
                 .findFirst().orElseThrow(() -> new AssertionError("no " + type + " event for " + sub + " in " + events));
+    }
+
+    @Test
+    void anHttpPosterIsInTheAuditTrailAndAnAdminCanDisconnectIt() throws Exception {
+        Path audit = dir.resolve("audit.jsonl");
+        Logs.configure(LogFormat.TEXT, "warn", audit.toString());
+        String camera = Tokens.hs256(Tokens.claims("/in/lab/p3/cam", "write").subject("camera-3").jwtID("jti-cam").build());
+        try (CrossbarServer s = start();
+             JdkClient viewer = JdkClient.connectWithToken(URI.create("ws://127.0.0.1:" + s.port() + "/out/lab/p3/cam"),
+                     Tokens.hs256("/out/lab/p3/cam", "read"));
+             IngestPoster poster = IngestPoster.open(s.port(), "POST", "/in/lab/p3/cam", -1,
+                     Map.of("Authorization", "Bearer " + camera))) {
+            byte[] piece = "frame\n".getBytes(StandardCharsets.US_ASCII);
+            poster.write(piece, 0, piece.length);
+            assertEquals("frame\n", new String(viewer.take(Duration.ofSeconds(5)).data(), StandardCharsets.US_ASCII));
+            String d = post(s, "/admin/disconnect", "{\"sub\":\"camera-3\"}");
+            assertTrue(d.contains("\"closed\":1"), d);
+            String response = poster.response();
+            assertTrue(response.startsWith("HTTP/1.1 403") && response.contains("disconnected by the administrator"),
+                    response);
+        }
+        List<JsonNode> events = new ArrayList<>();
+        await("audit written", Duration.ofSeconds(5), () -> {
+            events.clear();
+            try {
+                for (String line : Files.readAllLines(audit)) {
+                    events.add(JSON.readTree(line));
+                }
+            } catch (Exception e) {
+                return false;
+            }
+            return events.stream().anyMatch(e -> e.path("event").asText().equals("close"));
+        });
+        JsonNode connect = find(events, "connect", "camera-3");
+        assertEquals("/in/lab/p3/cam", connect.path("topic").asText());
+        assertEquals("jti-cam", connect.path("jti").asText());
+        assertTrue(connect.path("ingest").asBoolean(), connect.toString());
+        JsonNode close = find(events, "close", "camera-3");
+        assertEquals(403, close.path("code").asInt());
+        assertEquals(6, close.path("bytesIn").asLong());
     }
 }

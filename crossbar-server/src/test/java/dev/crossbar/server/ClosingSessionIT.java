@@ -1,12 +1,12 @@
 package dev.crossbar.server;
 
-import dev.crossbar.server.config.ServerConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.core.relay.Member;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.RawClient;

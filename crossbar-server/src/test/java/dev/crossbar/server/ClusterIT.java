@@ -1,6 +1,5 @@
 package dev.crossbar.server;
 
-import dev.crossbar.server.config.ServerConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,15 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.crossbar.server.cluster.NatsBroker;
-import dev.crossbar.server.config.NatsConfig;
 import dev.crossbar.server.cluster.NatsStats;
+import dev.crossbar.server.config.NatsConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.testing.CrossbarCluster;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NatsCluster;
 import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.PrometheusText;
-import dev.crossbar.server.testing.StatsReader;
 import dev.crossbar.server.testing.Received;
+import dev.crossbar.server.testing.StatsReader;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.util.ResourceLeakDetector;

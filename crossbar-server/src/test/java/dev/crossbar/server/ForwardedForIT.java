@@ -1,6 +1,5 @@
 package dev.crossbar.server;
 
-import dev.crossbar.server.config.ServerConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static dev.crossbar.server.testing.StatsReader.clientByAgent;
 import static dev.crossbar.server.testing.StatsReader.nextWhere;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.testing.JdkClient;
 import java.net.URI;
 import java.time.Duration;

@@ -1,6 +1,5 @@
 package dev.crossbar.server;
 
-import dev.crossbar.server.config.ServerConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.config.NatsConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NatsCluster;
 import dev.crossbar.server.testing.PrometheusText;

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.config.TrustedProxies;
 import dev.crossbar.server.http.HandshakeFailures;
+import dev.crossbar.server.testing.IngestPoster;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.RawClient;
 import java.io.ByteArrayOutputStream;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +57,17 @@ class RealAddressIT {
             String head = c.upgrade("/lab/p", "User-Agent: behind-proxy", "X-Forwarded-For: 6.6.6.6, 198.51.100.7");
             assertTrue(head.startsWith("HTTP/1.1 101"), head);
             assertEquals("198.51.100.7:0", seenAddress(server, "behind-proxy"));
+        }
+    }
+
+    @Test
+    void anHttpPosterBehindATrustedProxyIsNamedByItsForwardedFor() throws Exception {
+        try (CrossbarServer server = start(b -> b.trustedProxies(TrustedProxies.parse(List.of("127.0.0.1"))));
+             IngestPoster poster = IngestPoster.open(server.port(), "POST", "/in/cam", -1,
+                     Map.of("User-Agent", "ffmpeg-behind-proxy", "X-Forwarded-For", "198.51.100.8"))) {
+            byte[] piece = "ts".getBytes(StandardCharsets.US_ASCII);
+            poster.write(piece, 0, piece.length);
+            assertEquals("198.51.100.8:0", seenAddress(server, "ffmpeg-behind-proxy"));
         }
     }
 

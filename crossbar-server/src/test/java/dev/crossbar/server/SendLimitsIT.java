@@ -6,18 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.core.route.SendLimits;
+import dev.crossbar.server.testing.HttpExchange;
+import dev.crossbar.server.testing.IngestPoster;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.PrometheusText;
 import dev.crossbar.server.testing.RelayServerExtension;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Per-sender limits as stream-rule keys and relay-wide defaults: over the rate or the bandwidth a
- * message is dropped and counted, or the sender closed with 1008, as its rule chooses; nobody
- * else on the topic notices.
+ * message is dropped and counted, or the sender closed with 1008 (an HTTP poster answered 429), as
+ * its rule chooses; nobody else on the topic notices.
  */
 class SendLimitsIT {
 
@@ -103,6 +108,31 @@ class SendLimitsIT {
             assertTrue(got >= 3 && got < 20, "relayed " + got + " of 20");
             // bandwidth=off on /cam/**: everything passes.
             assertEquals(20, burst(cam, viewer, 20, 4000));
+        }
+    }
+
+    @Test
+    void anHttpPosterHasTheStreamsLimitsOverTheCloseRuleItIsAnswered429() throws Exception {
+        try (JdkClient reader = JdkClient.connect(relay.ws("/out/ctl/arm"));
+             IngestPoster poster = IngestPoster.open(relay.port(), "POST", "/in/ctl/arm", -1, Map.of())) {
+            await("joined", Duration.ofSeconds(5), () -> relay.server().connections() == 1);
+            byte[] piece = "move\n".getBytes(StandardCharsets.US_ASCII);
+            // Twenty pieces a second at most (a read may join two): over rate=5/s,burst=2 within two seconds.
+            try {
+                for (int i = 0; i < 40; i++) {
+                    poster.write(piece, 0, piece.length);
+                    Thread.sleep(50);
+                }
+            } catch (IOException answeredMeanwhile) {
+                // the relay answered and closed while we were still writing
+            }
+            String response = poster.response();
+            assertEquals(429, IngestPoster.status(response), response);
+            assertTrue(HttpExchange.body(response).startsWith(
+                    "429 Too Many Requests: over the send limit (rate=5/s,burst=2,bandwidth=80kbit,over-limit=close)"),
+                    response);
+            await("counted", Duration.ofSeconds(5), () -> overLimit("closed") == 1);
+            assertTrue(reader.pending() >= 2, "the burst was relayed");
         }
     }
 }

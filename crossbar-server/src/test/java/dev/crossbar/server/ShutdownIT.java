@@ -1,10 +1,10 @@
 package dev.crossbar.server;
 
-import dev.crossbar.server.config.ServerConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NettyClient;
 import java.time.Duration;

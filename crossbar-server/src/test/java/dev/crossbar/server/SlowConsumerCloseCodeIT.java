@@ -1,6 +1,5 @@
 package dev.crossbar.server;
 
-import dev.crossbar.server.config.SlowConsumerPolicy;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.topic.Topic;
+import dev.crossbar.server.config.SlowConsumerPolicy;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.testing.NettyClient;
 import dev.crossbar.server.testing.RawClient;

@@ -1,12 +1,12 @@
 package dev.crossbar.server;
 
-import dev.crossbar.server.config.ServerConfig;
 import static dev.crossbar.server.testing.StatsReader.nextWhere;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.crossbar.server.config.AuthConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.StatsReader;

@@ -1,9 +1,9 @@
 package dev.crossbar.bench.jmh;
 
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.stats.ConnectionStats;
-import dev.crossbar.core.relay.Member;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,7 +1,7 @@
 package dev.crossbar.bench.jmh;
 
-import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.RouteParser;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import io.netty.buffer.ByteBuf;

@@ -1,8 +1,8 @@
 package dev.crossbar.bench.load;
 
+import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.server.CrossbarServer;
 import dev.crossbar.server.config.ServerConfig;
-import dev.crossbar.core.route.RoutingTable;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.util.List;

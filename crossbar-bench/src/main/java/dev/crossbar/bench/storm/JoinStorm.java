@@ -1,9 +1,9 @@
 package dev.crossbar.bench.storm;
 
 import dev.crossbar.bench.jmh.DiscardMember;
-import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import io.netty.buffer.ByteBufAllocator;

@@ -83,6 +83,20 @@ public final class FanOut {
         return sum;
     }
 
+    /**
+     * Whether some event loop has more than half its bound of fan-out work queued: past the bound
+     * its receivers lose messages, so a sender that can be slowed down (an HTTP body) waits.
+     */
+    public boolean backlogged() {
+        long half = maxLoopBacklogBytes / 2;
+        for (LoopOutbox o : outboxes.values()) {
+            if (o.backlogBytes() > half) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private LoopOutbox outbox(EventExecutor loop) {
         LoopOutbox o = outboxes.get(loop);
         return o != null ? o : outboxes.computeIfAbsent(loop, l -> new LoopOutbox(l, maxLoopBacklogBytes));

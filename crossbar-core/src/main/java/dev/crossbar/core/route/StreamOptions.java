@@ -1,7 +1,6 @@
 package dev.crossbar.core.route;
 
 import dev.crossbar.core.units.Units;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -12,8 +12,8 @@ import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.replay.Replayed;
 import dev.crossbar.core.replay.StreamMemory;
 import dev.crossbar.core.route.Route;
-import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.core.stats.ConnectionStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
@@ -261,6 +261,11 @@ public final class Router implements RemoteDelivery {
      */
     public FanOut fanOut() {
         return fanOut;
+    }
+
+    /** Whether some event loop is more than half-way to its fan-out bound ({@link FanOut#backlogged}). */
+    public boolean backlogged() {
+        return fanOut.backlogged();
     }
 
     /** Bytes of fan-out work queued across all loops, for metrics. */

@@ -2,8 +2,8 @@ package dev.crossbar.core.topic;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.LoopGroup;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.replay.Replayed;
 import dev.crossbar.core.replay.StreamMemory;
 import dev.crossbar.core.route.StreamOptions;
@@ -13,11 +13,11 @@ import dev.crossbar.core.stats.ConnectionStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 

@@ -2,13 +2,13 @@ package dev.crossbar.core.topic;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.replay.ReplayLimits;
 import dev.crossbar.core.replay.Replayed;
 import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.core.route.StreamRule;
 import dev.crossbar.core.route.TopicKey;
-import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.stats.DepartedTraffic;
 import java.util.Collection;
 import java.util.Collections;

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.route.RouteParser;
-import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.core.topic.Router;
+import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

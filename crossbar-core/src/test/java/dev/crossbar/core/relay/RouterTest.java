@@ -2,10 +2,11 @@ package dev.crossbar.core.relay;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.RouteParser;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import io.netty.buffer.ByteBuf;
@@ -216,6 +217,7 @@ class RouterTest {
                 small.publish(pub, topic, false, payload("x".repeat(40)), alloc);
             }
         }).get(5, TimeUnit.SECONDS);
+        assertTrue(small.backlogged(), "past half its bound: a sender that can wait (HTTP ingest) should");
         gate.countDown();
         settle(loopA, loopB);
 
@@ -223,6 +225,7 @@ class RouterTest {
         assertEquals(2, sub.received.size());
         assertEquals(8, sub.stats.dropped());
         assertEquals(0, small.backlogBytes());
+        assertFalse(small.backlogged());
     }
 
     @Test

@@ -5,19 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.LoopGroup;
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.stats.ConnectionStats;
+import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import io.netty.util.concurrent.DefaultEventExecutor;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,7 @@ package dev.crossbar.server.admin;
 
 import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.server.auth.Permit;
+import dev.crossbar.server.session.IngestSession;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
@@ -20,8 +21,12 @@ public final class LiveConnections {
         for (Channel ch : sessions) {
             if (matches(ch, d)) {
                 ConnectionLifecycle lifecycle = ch.pipeline().get(ConnectionLifecycle.class);
+                IngestSession ingest = ch.pipeline().get(IngestSession.class);
                 if (lifecycle != null) {
                     lifecycle.close(CloseCodes.POLICY_VIOLATION, Disconnect.REASON);
+                    n++;
+                } else if (ingest != null) {
+                    ingest.disconnect(Disconnect.REASON); // an HTTP ingest: 403, as its upload has no close code
                     n++;
                 }
             }

@@ -1,6 +1,5 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.config.AuthConfig;
 import static java.util.Objects.requireNonNull;
 
 import com.nimbusds.jwt.JWTClaimsSet;
@@ -10,6 +9,7 @@ import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.core.route.StreamPattern;
 import dev.crossbar.core.schema.Role;
+import dev.crossbar.server.config.AuthConfig;
 import java.text.ParseException;
 import java.util.Arrays;
 import java.util.List;

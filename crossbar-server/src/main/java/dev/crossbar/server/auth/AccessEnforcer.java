@@ -1,9 +1,9 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.http.RealAddress;
-import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,7 +1,7 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.http.RealAddress;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpRequest;
 import java.net.InetSocketAddress;

@@ -1,15 +1,15 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.http.RealAddress;
-import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.http.HandshakeTimeout;
+import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
-import dev.crossbar.server.http.HandshakeTimeout;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,7 +1,5 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.config.VerificationKeys;
-import dev.crossbar.server.config.AuthConfig;
 import static java.util.Objects.requireNonNull;
 
 import com.nimbusds.jose.JOSEException;
@@ -22,6 +20,8 @@ import com.nimbusds.jwt.SignedJWT;
 import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import com.nimbusds.jwt.proc.JWTClaimsSetVerifier;
+import dev.crossbar.server.config.AuthConfig;
+import dev.crossbar.server.config.VerificationKeys;
 import java.text.ParseException;
 import java.time.Instant;
 import java.util.Date;

@@ -6,7 +6,9 @@
  * after it ({@link dev.crossbar.server.auth.FirstMessageAuth}). Once connected, a
  * {@link dev.crossbar.server.auth.Permit} says what the connection may do and the
  * {@link dev.crossbar.server.auth.AccessEnforcer} ends it (1008) when the token expires or is
- * revoked. The claims are documented in {@code docs/protocol.md}, the flags in
+ * revoked. An HTTP ingest request is checked the same way, before its body is published
+ * ({@link dev.crossbar.server.auth.IngestAccess}: 401/403, and 401 when the token ends mid-body).
+ * The claims are documented in {@code docs/protocol.md}, the flags in
  * {@code docs/operations.md}.
  */
 package dev.crossbar.server.auth;

@@ -1,15 +1,15 @@
 package dev.crossbar.server.cli;
 
 import dev.crossbar.server.CrossbarServer;
+import dev.crossbar.server.config.AuthConfig;
+import dev.crossbar.server.config.ConfigSource;
+import dev.crossbar.server.config.LogFormat;
 import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.config.SlowConsumerPolicy;
-import dev.crossbar.server.config.AuthConfig;
-import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.config.TlsConfig;
 import dev.crossbar.server.config.TlsProvider;
 import dev.crossbar.server.config.TrustedProxies;
-import dev.crossbar.server.config.ConfigSource;
-import dev.crossbar.server.config.LogFormat;
+import dev.crossbar.server.config.VerificationKeys;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,6 +78,12 @@ public final class CrossbarCommand {
     @Option(names = "--max-message", paramLabel = "SIZE", converter = UnitConverters.IntBytesConverter.class,
             description = "Largest message, after reassembly of fragments; larger closes with 1009 (default ${DEFAULT-VALUE}).")
     int maxMessage;
+
+    @Option(names = "--ingest-message-size", paramLabel = "SIZE", converter = UnitConverters.IntBytesConverter.class,
+            description = "A camera posting MPEG-TS over HTTP (POST /in/<stream>): its body is relayed in messages of at most"
+                    + " this many bytes, whole 188-byte packets, so viewers skip and start at keyframes as with a"
+                    + " WebSocket camera (default ${DEFAULT-VALUE}: an eighth of a second of 1 Mbit/s video).")
+    int ingestMessageSize;
 
     @Option(names = "--max-path-length", paramLabel = "N", description = "Longest topic path in characters; longer is refused with 400 (default ${DEFAULT-VALUE}).")
     int maxPathLength;
@@ -303,6 +309,7 @@ public final class CrossbarCommand {
                 .homeLoopMembers(homeLoopMembers)
                 .preferNativeTransport(preferNative)
                 .maxMessageBytes(maxMessage)
+                .ingestMessageBytes(ingestMessageSize)
                 .maxPathLength(maxPathLength)
                 .subprotocols(subprotocols)
                 .handshakeTimeout(handshakeTimeout)

@@ -4,8 +4,8 @@ import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.logging.Logs;
 import java.io.PrintStream;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine;
 
 /** Entry point of the fat jar: {@code java -jar crossbar.jar --help}. */
 public final class Main {

@@ -31,6 +31,7 @@ final class OptionDefaults implements IDefaultValueProvider {
             Map.entry("--home-loop-members", Integer.toString(ServerConfig.DEFAULT_HOME_LOOP_MEMBERS)),
             Map.entry("--transport", ServerConfig.DEFAULT_PREFER_NATIVE_TRANSPORT ? "auto" : "nio"),
             Map.entry("--max-message", formatBytes(ServerConfig.DEFAULT_MAX_MESSAGE_BYTES)),
+            Map.entry("--ingest-message-size", formatBytes(ServerConfig.DEFAULT_INGEST_MESSAGE_BYTES)),
             Map.entry("--max-path-length", Integer.toString(ServerConfig.DEFAULT_MAX_PATH_LENGTH)),
             Map.entry("--subprotocol", String.join(",", ServerConfig.DEFAULT_SUBPROTOCOLS)),
             Map.entry("--handshake-timeout", formatDuration(ServerConfig.DEFAULT_HANDSHAKE_TIMEOUT)),

@@ -1,11 +1,11 @@
 package dev.crossbar.server.cluster;
 
-import dev.crossbar.server.config.NatsConfig;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.broker.Broker;
 import dev.crossbar.core.broker.RemoteDelivery;
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.server.config.NatsConfig;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.Consumer;

@@ -1,7 +1,7 @@
 package dev.crossbar.server.cluster;
 
-import dev.crossbar.core.schema.Schema;
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.core.schema.Schema;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -27,6 +27,17 @@ public final class ServerConfig {
     /** Native epoll where Netty has it (Linux), else NIO. */
     public static final boolean DEFAULT_PREFER_NATIVE_TRANSPORT = true;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+    /**
+     * HTTP ingest of MPEG-TS (a camera posting to {@code /in/<stream>}): the largest message its body
+     * is cut into, in whole 188-byte packets. 16 KiB is about an eighth of a second of 1 Mbit/s
+     * video, a frame or two at 25 fps: a viewer that falls behind on a {@code max-latency} stream
+     * skips that much at a time, not seconds, while a keyframe (tens of kilobytes) still costs only a
+     * few messages. Messages are also cut at the end of each read, so a camera writing frame by frame
+     * is relayed frame by frame.
+     */
+    public static final int DEFAULT_INGEST_MESSAGE_BYTES = 16 * 1024;
+    /** The smallest ingest message: one MPEG-TS packet. */
+    public static final int MIN_INGEST_MESSAGE_BYTES = 188;
     public static final int DEFAULT_MAX_PATH_LENGTH = 256;
     /** As the original crossbar: {@code null}, which jsmpeg offers; browsers offer none by default. */
     public static final List<String> DEFAULT_SUBPROTOCOLS = List.of("null");
@@ -135,6 +146,7 @@ public final class ServerConfig {
     private final int homeLoopMembers;
     private final boolean preferNativeTransport;
     private final int maxMessageBytes;
+    private final int ingestMessageBytes;
     private final int maxPathLength;
     private final List<String> subprotocols;
     private final Duration handshakeTimeout;
@@ -187,6 +199,11 @@ public final class ServerConfig {
         this.homeLoopMembers = b.homeLoopMembers;
         this.preferNativeTransport = b.preferNativeTransport;
         this.maxMessageBytes = positive("maxMessageBytes", b.maxMessageBytes);
+        if (b.ingestMessageBytes < MIN_INGEST_MESSAGE_BYTES) {
+            throw new IllegalArgumentException("ingestMessageBytes: " + b.ingestMessageBytes + " (expected: >= "
+                    + MIN_INGEST_MESSAGE_BYTES + ", one MPEG-TS packet)");
+        }
+        this.ingestMessageBytes = b.ingestMessageBytes;
         if (b.maxPathLength < 2) {
             throw new IllegalArgumentException("maxPathLength: " + b.maxPathLength + " (expected: >= 2)");
         }
@@ -392,6 +409,14 @@ public final class ServerConfig {
 
     public int maxMessageBytes() {
         return maxMessageBytes;
+    }
+
+    /**
+     * HTTP ingest of MPEG-TS: the largest message a body is cut into, as configured; the cut uses
+     * whole packets of it, and never more than {@link #maxMessageBytes()}.
+     */
+    public int ingestMessageBytes() {
+        return ingestMessageBytes;
     }
 
     public int maxPathLength() {
@@ -641,6 +666,7 @@ public final class ServerConfig {
         private int homeLoopMembers = DEFAULT_HOME_LOOP_MEMBERS;
         private boolean preferNativeTransport = DEFAULT_PREFER_NATIVE_TRANSPORT;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+        private int ingestMessageBytes = DEFAULT_INGEST_MESSAGE_BYTES;
         private int maxPathLength = DEFAULT_MAX_PATH_LENGTH;
         private List<String> subprotocols = DEFAULT_SUBPROTOCOLS;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
@@ -693,6 +719,7 @@ public final class ServerConfig {
             homeLoopMembers = c.homeLoopMembers;
             preferNativeTransport = c.preferNativeTransport;
             maxMessageBytes = c.maxMessageBytes;
+            ingestMessageBytes = c.ingestMessageBytes;
             maxPathLength = c.maxPathLength;
             subprotocols = c.subprotocols;
             handshakeTimeout = c.handshakeTimeout;
@@ -764,6 +791,11 @@ public final class ServerConfig {
 
         public Builder maxMessageBytes(int v) {
             maxMessageBytes = v;
+            return this;
+        }
+
+        public Builder ingestMessageBytes(int v) {
+            ingestMessageBytes = v;
             return this;
         }
 

@@ -2,10 +2,10 @@ package dev.crossbar.server.health;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.core.relay.RelayBuffers;
 import dev.crossbar.core.relay.FanOut;
 import dev.crossbar.core.relay.LoopGroup;
 import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.relay.RelayBuffers;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;

@@ -50,9 +50,15 @@ public final class HttpResponses {
      * after writing: what follows a refused or malformed request is not worth reading.
      */
     public static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
+        error(ctx, status, reason, EmptyHttpHeaders.INSTANCE);
+    }
+
+    /** As above, adding {@code extra} headers (the methods a 405 allows). */
+    public static void error(ChannelHandlerContext ctx, HttpResponseStatus status, String reason, HttpHeaders extra) {
         ByteBuf content = ByteBufUtil.writeUtf8(ctx.alloc(),
                 status.code() + " " + status.reasonPhrase() + ": " + reason + "\n");
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        response.headers().add(extra);
         response.headers()
                 .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes())

@@ -1,12 +1,12 @@
 package dev.crossbar.server.http;
 
-import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.InvalidRouteException;
 import dev.crossbar.core.route.Route;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.http.HandshakeFailures.Reason;
 import dev.crossbar.server.websocket.ClientInfo;
 import io.netty.channel.ChannelHandlerContext;
@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.net.InetSocketAddress;
@@ -177,14 +178,14 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
                     "topic limit reached (" + topics.maxTopics() + " live topics); try again later");
             return false;
         }
-        ctx.channel().attr(ClientInfo.KEY).set(new ClientInfo(route, clientAddress(ctx, request), userAgent(request)));
+        ctx.channel().attr(ClientInfo.KEY).set(new ClientInfo(route, clientAddress(ctx, request, trustForwardedFor), userAgent(request)));
         ctx.pipeline().remove(this);
         ctx.fireChannelRead(request);
         return true;
     }
 
     /** Whether the request asks for a WebSocket upgrade ({@code Connection: upgrade}, {@code Upgrade: websocket}). */
-    public static boolean isWebSocketUpgrade(FullHttpRequest request) {
+    public static boolean isWebSocketUpgrade(HttpRequest request) {
         return request.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
                 && request.headers().contains(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
     }
@@ -203,7 +204,7 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
     }
 
     /** The user agent for statistics, cut to {@link #MAX_USER_AGENT_CHARS}. */
-    static String userAgent(FullHttpRequest request) {
+    static String userAgent(HttpRequest request) {
         String ua = request.headers().get(HttpHeaderNames.USER_AGENT, "");
         return ua.length() > MAX_USER_AGENT_CHARS ? ua.substring(0, MAX_USER_AGENT_CHARS) : ua;
     }
@@ -214,7 +215,7 @@ public final class UpgradeGate extends ChannelInboundHandlerAdapter {
      * address in {@code X-Forwarded-For}, which is the one that proxy appended (earlier entries
      * are whatever the client claimed).
      */
-    String clientAddress(ChannelHandlerContext ctx, FullHttpRequest request) {
+    static String clientAddress(ChannelHandlerContext ctx, HttpRequest request, boolean trustForwardedFor) {
         if (ctx.channel().hasAttr(RealAddress.KEY) && ctx.channel().attr(RealAddress.KEY).get() != null) {
             return RealAddress.format(ctx.channel().attr(RealAddress.KEY).get()); // from a trusted proxy
         }

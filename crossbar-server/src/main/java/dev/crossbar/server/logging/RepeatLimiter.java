@@ -1,10 +1,10 @@
 package dev.crossbar.server.logging;
 
 import ch.qos.logback.classic.Level;
-import dev.crossbar.server.audit.Audit;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.spi.FilterReply;
+import dev.crossbar.server.audit.Audit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

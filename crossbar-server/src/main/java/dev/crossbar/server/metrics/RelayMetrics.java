@@ -3,9 +3,9 @@ package dev.crossbar.server.metrics;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.relay.RelayBuffers;
-import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.config.BuildInfo;
 import dev.crossbar.server.http.HandshakeFailures;

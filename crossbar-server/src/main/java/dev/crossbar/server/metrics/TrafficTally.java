@@ -2,13 +2,13 @@ package dev.crossbar.server.metrics;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.route.RouteParser;
 import dev.crossbar.core.route.RouteRule;
 import dev.crossbar.core.schema.ManyToMany;
 import dev.crossbar.core.schema.Role;
 import dev.crossbar.core.stats.DepartedTraffic.Kind;
 import dev.crossbar.core.stats.Traffic;
-import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import java.util.ArrayList;

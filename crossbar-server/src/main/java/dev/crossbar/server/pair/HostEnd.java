@@ -1,14 +1,14 @@
 package dev.crossbar.server.pair;
 
-import dev.crossbar.server.auth.Permit;
-import dev.crossbar.server.http.RealAddress;
-import dev.crossbar.server.audit.Audit;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.auth.Permit;
 import dev.crossbar.server.http.HandshakeTimeout;
+import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;

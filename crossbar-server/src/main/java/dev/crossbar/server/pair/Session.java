@@ -28,6 +28,8 @@ final class Session {
     /** The host's end, from the claim on. */
     private volatile SessionEnd hostSide;
     private volatile ScheduledFuture<?> openTimer;
+    /** When the host opened it ({@link System#nanoTime()}), for statistics; 0 until then. */
+    private volatile long pairedAtNanos;
 
     Session(String id, TopicKey stream, SessionEnd client, SessionHost host, SessionRegistry registry) {
         this.id = requireNonNull(id, "id");
@@ -61,6 +63,15 @@ final class Session {
         return state.get();
     }
 
+    long pairedAtNanos() {
+        return pairedAtNanos;
+    }
+
+    /** The host's end, once it has claimed the session; else null. */
+    SessionEnd hostSide() {
+        return hostSide;
+    }
+
     void openTimer(ScheduledFuture<?> timer) {
         this.openTimer = timer;
     }
@@ -81,7 +92,8 @@ final class Session {
             return false;
         }
         cancelTimer();
-        registry.paired();
+        pairedAtNanos = System.nanoTime();
+        registry.paired(this);
         return true;
     }
 

@@ -1,13 +1,13 @@
 package dev.crossbar.server.pair;
 
-import dev.crossbar.server.auth.Permit;
-import dev.crossbar.server.http.RealAddress;
-import dev.crossbar.server.audit.Audit;
-import dev.crossbar.server.audit.ClientAddresses;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.audit.ClientAddresses;
+import dev.crossbar.server.auth.Permit;
 import dev.crossbar.server.http.HandshakeTimeout;
+import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.pair.SessionRegistry.SessionRefused;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
@@ -74,6 +74,12 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
     private boolean upgraded;
     private boolean flushPeer;
     private boolean closeSeen;
+    /**
+     * Whole messages and payload bytes this side has handed to the other, for statistics: written on
+     * this side's loop only, read by the statistics thread.
+     */
+    private volatile long forwardedMessages;
+    private volatile long forwardedBytes;
     /** A close asked for before the upgrade completed: sent once it has. */
     private WebSocketCloseStatus deferredStatus;
     private String deferredReason;
@@ -185,6 +191,8 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
     }
 
     private void forward(SessionEnd other, WebSocketFrame frame) {
+        forwardedMessages++; // one writer (this loop): no lost update
+        forwardedBytes += frame.content().readableBytes();
         Channel out = other.ctx.channel();
         out.write(flat(frame), out.voidPromise());
         flushPeer = true;
@@ -246,6 +254,16 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
             other.resume();
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /** Whole messages this side has sent the other, for statistics. Any thread. */
+    long forwardedMessages() {
+        return forwardedMessages;
+    }
+
+    /** Payload bytes this side has sent the other, for statistics. Any thread. */
+    long forwardedBytes() {
+        return forwardedBytes;
     }
 
     /** This side's reader may go on: the other side drained. Any thread. */

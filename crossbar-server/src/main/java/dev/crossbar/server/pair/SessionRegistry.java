@@ -1,9 +1,9 @@
 package dev.crossbar.server.pair;
 
-import dev.crossbar.server.config.SessionConfig;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.server.config.SessionConfig;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +21,8 @@ public final class SessionRegistry {
     private volatile SessionConfig config;
     private final ConcurrentHashMap<TopicKey, List<HostEnd>> hosts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Session> waiting = new ConcurrentHashMap<>();
+    /** Sessions open now (paired) whose client is on this node, for statistics. */
+    private final java.util.Set<Session> opened = ConcurrentHashMap.newKeySet();
     private final AtomicInteger turn = new AtomicInteger();
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicInteger hostCount = new AtomicInteger();
@@ -180,14 +182,20 @@ public final class SessionRegistry {
         return s != null && s.claim() ? s : null;
     }
 
-    void paired() {
+    void paired(Session s) {
         open.incrementAndGet();
+        opened.add(s);
+        if (s.state() == Session.State.ENDED) {
+            // Ended between its pairing and now: the end may have looked for it before it was added.
+            opened.remove(s);
+        }
     }
 
     void ended(Session s, Session.State was) {
         waiting.remove(s.id(), s);
         if (was == Session.State.PAIRED) {
             open.decrementAndGet();
+            opened.remove(s);
         } else {
             expired.incrementAndGet();
         }
@@ -196,6 +204,23 @@ public final class SessionRegistry {
     /** The stream's name as rules and people write it. */
     static String name(TopicKey stream) {
         return stream.name().startsWith("/") ? stream.name() : "/" + stream.name();
+    }
+
+    /** Hosts connected now, by stream. */
+    java.util.Map<TopicKey, Integer> hostsByStream() {
+        java.util.Map<TopicKey, Integer> out = new java.util.HashMap<>();
+        hosts.forEach((k, list) -> out.put(k, list.size()));
+        return out;
+    }
+
+    /** Sessions waiting for their host now. */
+    java.util.Collection<Session> waitingSessions() {
+        return waiting.values();
+    }
+
+    /** Sessions open now whose client is on this node. */
+    java.util.Collection<Session> openSessions() {
+        return opened;
     }
 
     /** Hosts connected now. */

@@ -1,7 +1,6 @@
 package dev.crossbar.server.stats;
 
 import dev.crossbar.server.audit.ClientAddresses;
-
 import dev.crossbar.server.stats.Snapshot.ClientView;
 import java.util.ArrayList;
 import java.util.List;

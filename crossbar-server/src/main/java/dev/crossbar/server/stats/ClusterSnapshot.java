@@ -1,10 +1,10 @@
 package dev.crossbar.server.stats;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.crossbar.server.stats.Snapshot.ClientView;
 import dev.crossbar.server.stats.Snapshot.Flow;
 import dev.crossbar.server.stats.Snapshot.Members;
 import dev.crossbar.server.stats.Snapshot.Totals;
-import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 

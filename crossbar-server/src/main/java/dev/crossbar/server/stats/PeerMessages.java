@@ -72,8 +72,9 @@ final class PeerMessages {
      * clients) past what fits are left out and counted. Null if even an empty reply does not fit.
      */
     static byte[] bounded(Reply reply, int maxBytes) {
+        Snapshot s = reply.snapshot().withoutSessions();
+        reply = new Reply(reply.node(), s, reply.omittedTopics(), reply.omittedClients());
         byte[] out = write(reply);
-        Snapshot s = reply.snapshot();
         int topics = s.topics().size();
         int clients = s.clients().size();
         while (out.length > maxBytes) {
@@ -87,7 +88,7 @@ final class PeerMessages {
             }
             Snapshot trimmed = new Snapshot(s.node(), s.time(), s.startedAt(), s.uptimeSeconds(), s.intervalSeconds(),
                     s.clientDetails(), s.clustered(), s.totals(), List.copyOf(s.topics().subList(0, topics)),
-                    List.copyOf(s.clients().subList(0, clients)), null);
+                    List.copyOf(s.clients().subList(0, clients)), null, null);
             out = write(new Reply(reply.node(), trimmed, reply.omittedTopics() + s.topics().size() - topics,
                     reply.omittedClients() + s.clients().size() - clients));
         }

@@ -21,22 +21,51 @@ import java.util.Map;
  *                only those of the topic asked for
  * @param trends in the first snapshot a socket gets only (otherwise absent): each topic's message rate
  *               in and bytes out per second at the last ticks, by {@code "<schema> <topic>"}
+ * @param sessions this node's {@code schema=session} streams with a host or a session (absent when none;
+ *                 never in the cluster view): counts, ages and traffic, never content
  */
 public record Snapshot(String node, String time, String startedAt, double uptimeSeconds, double intervalSeconds,
                        String clientDetails, boolean clustered, Totals totals, List<TopicView> topics,
                        List<ClientView> clients,
-                       @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, TopicTrends.Trend> trends) {
+                       @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, TopicTrends.Trend> trends,
+                       @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SessionStreamView> sessions) {
 
     /** The same snapshot with other client rows, shown at {@code clientDetails}. */
     Snapshot withClients(List<ClientView> rows, String details) {
         return new Snapshot(node, time, startedAt, uptimeSeconds, intervalSeconds, details, clustered, totals, topics, rows,
-                trends);
+                trends, sessions);
+    }
+
+    /** The same snapshot without the sessions: other nodes' views have no use for them. */
+    Snapshot withoutSessions() {
+        return new Snapshot(node, time, startedAt, uptimeSeconds, intervalSeconds, clientDetails, clustered, totals, topics,
+                clients, trends, null);
     }
 
     /** The same snapshot with the topics' trends. */
     Snapshot withTrends(Map<String, TopicTrends.Trend> t) {
         return new Snapshot(node, time, startedAt, uptimeSeconds, intervalSeconds, clientDetails, clustered, totals, topics,
-                clients, t);
+                clients, t, sessions);
+    }
+
+    /**
+     * One {@code schema=session} stream on this node (docs/protocol.md, "1:1 sessions").
+     *
+     * @param stream the stream's name as rules write it ({@code /shell/exp1})
+     * @param hosts hosts connected to its {@code /in/} path here
+     * @param waiting sessions offered to a host that has not opened them yet
+     * @param open the sessions open now, whose client is on this node, oldest first
+     */
+    public record SessionStreamView(String stream, int hosts, int waiting, List<SessionView> open) {
+    }
+
+    /**
+     * One open 1:1 session: how long since its host opened it and what has crossed each way (whole
+     * messages and their payload bytes). Nothing that was said, and not who: the session's path is its
+     * host's credential and is never shown.
+     */
+    public record SessionView(double ageSeconds, long messagesToHost, long bytesToHost, long messagesToClient,
+                              long bytesToClient) {
     }
 
     /**

@@ -2,17 +2,17 @@ package dev.crossbar.server.stats;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.core.relay.Member;
+import dev.crossbar.core.route.StreamOptions;
+import dev.crossbar.core.route.StreamRule;
+import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.schema.OneToMany;
 import dev.crossbar.core.schema.Role;
 import dev.crossbar.core.stats.ClientIdentity;
 import dev.crossbar.core.stats.ConnectionStats;
 import dev.crossbar.core.stats.Traffic;
-import dev.crossbar.core.relay.Member;
-import dev.crossbar.core.route.StreamOptions;
-import dev.crossbar.core.route.StreamRule;
 import dev.crossbar.core.topic.HoldBack;
 import dev.crossbar.core.topic.Topic;
-import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.stats.Snapshot.ClientView;
 import dev.crossbar.server.stats.Snapshot.Flow;
@@ -65,6 +65,7 @@ final class Snapshotter {
     private final double intervalSeconds;
     private final IntSupplier statsSockets;
     private final boolean clustered;
+    private final SessionSource sessions;
 
     /** Counters and rates at the last tick, per member and per topic (by identity). */
     private IdentityHashMap<Object, Sample> samples = new IdentityHashMap<>();
@@ -75,8 +76,9 @@ final class Snapshotter {
     }
 
     Snapshotter(TopicRegistry registry, String node, long startedAtMillis, long startedAtNanos, double intervalSeconds,
-                IntSupplier statsSockets, boolean clustered) {
+                IntSupplier statsSockets, boolean clustered, SessionSource sessions) {
         this.clustered = clustered;
+        this.sessions = requireNonNull(sessions, "sessions");
         this.registry = requireNonNull(registry, "registry");
         this.node = requireNonNull(node, "node");
         this.startedAtMillis = startedAtMillis;
@@ -161,7 +163,8 @@ final class Snapshotter {
                 all.bytesIn(), all.messagesOut(), all.bytesOut(), all.dropped(), all.refused());
         return new Snapshot(node, Instant.ofEpochMilli(nowMillis).toString(),
                 Instant.ofEpochMilli(startedAtMillis).toString(), (nowNanos - startedAtNanos) / NANOS_PER_SECOND,
-                intervalSeconds, ClientDetails.FULL.label(), clustered, totals, topics, clients, null);
+                intervalSeconds, ClientDetails.FULL.label(), clustered, totals, topics, clients, null,
+                sessions.sessions(nowNanos));
     }
 
     /**

@@ -22,7 +22,9 @@ import java.util.regex.Pattern;
 
 /**
  * {@code /stats}: the human-readable statistics page, one self-contained HTML file (no CDN: lab
- * networks are often closed) that reads {@code /ws}.
+ * networks are often closed) that reads {@code /ws} beside it, whether opened as {@code /stats} or
+ * {@code /stats/}; it groups topics by routing rule, with a search box and a filter, and shows the
+ * 1:1 sessions.
  *
  * <p>The page never puts client strings into HTML; as a second line of defence it is served with
  * a Content-Security-Policy that allows only its own inline script and style (by hash), no other

@@ -91,6 +91,7 @@ public final class StatsService implements AutoCloseable {
     private final TopicTrends clusterTrends = new TopicTrends();
     private String nodeName;
     private final String node;
+    private final SessionSource sessions;
     private ScheduledFuture<?> ticker;
 
     public StatsService(TopicRegistry topics, Duration interval, EventExecutor executor) {
@@ -108,7 +109,14 @@ public final class StatsService implements AutoCloseable {
      */
     public StatsService(TopicRegistry topics, Duration interval, EventExecutor executor, String node, PeerLink peers,
                         Duration clusterTimeout) {
+        this(topics, interval, executor, node, peers, clusterTimeout, SessionSource.NONE);
+    }
+
+    /** @param sessions the 1:1 sessions snapshots show */
+    public StatsService(TopicRegistry topics, Duration interval, EventExecutor executor, String node, PeerLink peers,
+                        Duration clusterTimeout, SessionSource sessions) {
         this.node = node;
+        this.sessions = requireNonNull(sessions, "sessions");
         this.topics = requireNonNull(topics, "topics");
         this.interval = requireNonNull(interval, "interval");
         this.executor = requireNonNull(executor, "executor");
@@ -127,7 +135,7 @@ public final class StatsService implements AutoCloseable {
         executor.execute(() -> {
             nodeName = node != null ? node : hostName();
             snapshotter = new Snapshotter(topics, nodeName, startedAtMillis, startedAtNanos,
-                    interval.toMillis() / 1000.0, sockets::size, peers != null);
+                    interval.toMillis() / 1000.0, sockets::size, peers != null, sessions);
             cluster = new ClusterView(nodeName);
             if (peers != null) {
                 peers.serve(this::answer);

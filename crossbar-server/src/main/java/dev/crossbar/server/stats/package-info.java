@@ -4,5 +4,7 @@
  * shown by the {@code /stats} page; with {@code --nats}, the cluster view merged from every node's
  * summary ({@link dev.crossbar.server.stats.PeerLink}). Client addresses and user agents are shown
  * truncated unless the reader may see them whole ({@link dev.crossbar.server.stats.ClientDetails}).
+ * 1:1 sessions come from the part that keeps them, through {@link dev.crossbar.server.stats.SessionSource}:
+ * counts, ages and traffic, never content.
  */
 package dev.crossbar.server.stats;

@@ -1,9 +1,9 @@
 package dev.crossbar.server.tls;
 
-import dev.crossbar.server.config.TlsProvider;
-import dev.crossbar.server.config.TlsConfig;
 import static java.util.Objects.requireNonNull;
 
+import dev.crossbar.server.config.TlsConfig;
+import dev.crossbar.server.config.TlsProvider;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;

@@ -2,44 +2,48 @@ package dev.crossbar.server.transport;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.crossbar.core.topic.Router;
 import dev.crossbar.core.route.RouteParser;
-import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.core.topic.Router;
 import dev.crossbar.server.auth.AccessControl;
 import dev.crossbar.server.auth.AccessEnforcer;
 import dev.crossbar.server.auth.AdminGuard;
 import dev.crossbar.server.auth.AuthGate;
+import dev.crossbar.server.auth.IngestAccess;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.http.Draining;
 import dev.crossbar.server.http.HandshakeFailures;
-import dev.crossbar.server.http.UpgradeAdmission;
 import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpKeepAlive;
+import dev.crossbar.server.http.IngestGate;
+import dev.crossbar.server.http.IngestTail;
+import dev.crossbar.server.http.UpgradeAdmission;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.pair.SessionGate;
 import dev.crossbar.server.pair.SessionRegistry;
+import dev.crossbar.server.session.IngestSession;
 import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.session.SendBrakes;
 import dev.crossbar.server.tls.ServerTlsContext;
-import dev.crossbar.server.tls.TlsPort;
 import dev.crossbar.server.tls.TlsErrors;
+import dev.crossbar.server.tls.TlsPort;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import dev.crossbar.server.websocket.ProtocolViolations;
 import dev.crossbar.server.websocket.ReadIdleTimer;
 import dev.crossbar.server.websocket.WebSocketProtocol;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
-import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -50,9 +54,9 @@ import java.util.concurrent.TimeUnit;
  * Assembles each connection's pipeline, and nothing else (see {@code docs/architecture.md}):
  *
  * <pre>
- *  socket → limits → handshake-timeout → idle → http-codec → http-aggregator → keep-alive → upgrade-gate
- *         → ws-protocol (handshake, ping/pong, close, UTF-8 check) → lifecycle (keepalive, closing,
- *           protocol violations) → home-loop → frame-codec-swap → assembler → session
+ *  socket → limits → handshake-timeout → idle → http-codec → ingest-gate → http-aggregator → keep-alive
+ *         → upgrade-gate → ws-protocol (handshake, ping/pong, close, UTF-8 check) → lifecycle (keepalive,
+ *           closing, protocol violations) → home-loop → frame-codec-swap → assembler → session
  * </pre>
  *
  * {@code home-loop} moves the connection onto its topic's event loop when the upgrade completes
@@ -64,9 +68,18 @@ import java.util.concurrent.TimeUnit;
  * the connection to its permit between the assembler and the session:
  *
  * <pre>
- *  socket → [tls-detect → tls-errors] → handshake-timeout → idle → http-codec → http-aggregator
- *         → keep-alive → [admin-guard] → upgrade-gate → [auth-gate] → violations → ws-protocol → assembler
- *         → [first-message-auth] → [access] → session
+ *  socket → [tls-detect → tls-errors] → handshake-timeout → idle → http-codec → ingest-gate
+ *         → http-aggregator → keep-alive → [admin-guard] → upgrade-gate → [auth-gate] → violations
+ *         → ws-protocol → assembler → [first-message-auth] → [access] → session
+ * </pre>
+ *
+ * An HTTP ingest request ({@code POST}/{@code PUT} on {@code /in/<stream>}) leaves at the
+ * {@code ingest-gate}, before its body is aggregated: the gate replaces everything after itself by
+ * {@code [ingest-access] → ingest} ({@link IngestAccess}, {@link IngestSession}), which publish the
+ * body as it arrives:
+ *
+ * <pre>
+ *  socket → [tls] → handshake-timeout → idle → http-codec → [ingest-access] → ingest
  * </pre>
  *
  * On a {@code schema=session} stream or a {@code /session/<id>} path the upgrade gate fits the tail
@@ -115,7 +128,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     /** The parts of the pipeline that follow from the configuration, built once per configuration. */
     private record Assembly(ServerConfig config, RouteParser routes, Map<String, HttpEndpoint> endpoints,
                             WebSocketServerProtocolConfig wsConfig, AdminGuard adminGuard, UpgradeAdmission upgrades,
-                            FrameCodecSwap frameCodecSwap, SendBrakes brakes) {
+                            FrameCodecSwap frameCodecSwap, SendBrakes brakes, IngestTail ingestTail) {
     }
 
     /**
@@ -157,10 +170,20 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         admission.rate(config.maxConnectionRatePerAddress());
         AdminGuard adminGuard = access == null || access.config().adminPaths().isEmpty()
                 ? null : new AdminGuard(access, access.config().adminPaths());
+        SendBrakes brakes = new SendBrakes(config.defaultSendLimits(), brakeCounts);
         current = new Assembly(config, new RouteParser(config.maxPathLength()), Map.copyOf(endpoints),
                 WebSocketProtocol.config(config.subprotocols(), config.handshakeTimeout(), config.maxMessageBytes()),
                 adminGuard, draining.admission(new SessionGate(pairs, config.routing(), sessions)),
-                new FrameCodecSwap(config.maxMessageBytes()), new SendBrakes(config.defaultSendLimits(), brakeCounts));
+                new FrameCodecSwap(config.maxMessageBytes()), brakes, p -> fitIngest(p, config, brakes));
+    }
+
+    /** The tail of an HTTP ingest connection, fitted by the {@link IngestGate} in place of the WebSocket one. */
+    private void fitIngest(ChannelPipeline p, ServerConfig config, SendBrakes brakes) {
+        if (access != null) {
+            p.addLast("ingest-access", new IngestAccess(access));
+        }
+        p.addLast("ingest", new IngestSession(router, sessions, config.ingestMessageBytes(), config.maxMessageBytes(),
+                ConnectionLifecycle.missedPingsBeforeClose(config.pingInterval(), config.idleTimeout()), brakes));
     }
 
     /** Fires the reader-idle events the session pings on; a fresh one per channel (and per move). */
@@ -192,10 +215,12 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         p.addLast("handshake-timeout", new HandshakeTimeout(config.handshakeTimeout().toMillis(), failures));
         p.addLast(IDLE, new ReadIdleTimer(config.pingInterval().toMillis(), TimeUnit.MILLISECONDS));
         p.addLast("http-codec", new HttpServerCodec(MAX_UPGRADE_REQUEST_BYTES, MAX_HEADER_BYTES, 8192));
-        p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
         if (proxied && !config.proxyProtocol()) {
             p.addLast("forwarded-client", new ForwardedClient(config.trustedProxies(), admission));
         }
+        p.addLast("ingest-gate", new IngestGate(a.routes(), failures, config.trustForwardedFor(),
+                Set.copyOf(config.allowedOrigins()), router.topics(), draining, a.ingestTail()));
+        p.addLast("http-aggregator", new HttpObjectAggregator(MAX_UPGRADE_REQUEST_BYTES));
         p.addLast("keep-alive", new HttpKeepAlive(config.httpIdleTimeout().toMillis()));
         if (a.adminGuard() != null) {
             p.addLast("admin-guard", a.adminGuard());

@@ -3,13 +3,13 @@ package dev.crossbar.server.transport;
 import static java.util.Objects.requireNonNull;
 
 import dev.crossbar.core.route.Route;
-import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicRegistry;
 import dev.crossbar.server.websocket.ClientInfo;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;

@@ -1,7 +1,5 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.config.VerificationKeys;
-import dev.crossbar.server.config.AuthConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.nimbusds.jwt.JWTClaimsSet;
 import dev.crossbar.core.topic.Topic;
+import dev.crossbar.server.config.AuthConfig;
+import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.testing.HttpExchange;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NettyClient;

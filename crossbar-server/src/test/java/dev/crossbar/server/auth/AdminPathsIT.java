@@ -1,10 +1,10 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.config.VerificationKeys;
-import dev.crossbar.server.config.AuthConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.server.config.AuthConfig;
+import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.testing.HttpExchange;
 import dev.crossbar.server.testing.RelayServerExtension;
 import dev.crossbar.server.testing.Tokens;

@@ -1,13 +1,13 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.config.VerificationKeys;
-import dev.crossbar.server.config.AuthConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.server.config.AuthConfig;
+import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.testing.HttpExchange;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NettyClient;

@@ -1,7 +1,5 @@
 package dev.crossbar.server.auth;
 
-import dev.crossbar.server.config.VerificationKeys;
-import dev.crossbar.server.config.AuthConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,7 +12,9 @@ import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jwt.JWTClaimsSet;
 import dev.crossbar.server.CrossbarServer;
+import dev.crossbar.server.config.AuthConfig;
 import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.server.config.VerificationKeys;
 import dev.crossbar.server.testing.HttpExchange;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.Tokens;

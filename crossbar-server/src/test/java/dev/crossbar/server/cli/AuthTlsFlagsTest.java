@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.config.AuthConfig;
-import dev.crossbar.server.testing.Tokens;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.config.TlsConfig;
 import dev.crossbar.server.config.TlsProvider;
+import dev.crossbar.server.testing.Tokens;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.config.NatsConfig;
+import dev.crossbar.server.config.ServerConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -1,11 +1,10 @@
 package dev.crossbar.server.cli;
 
-import dev.crossbar.core.units.Units;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.crossbar.core.units.Units;
 import dev.crossbar.server.CrossbarServer;
 import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.config.SlowConsumerPolicy;

@@ -3,8 +3,8 @@ package dev.crossbar.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.crossbar.server.testing.TestCertificates;
 import dev.crossbar.server.testing.TestCertificates.Issued;
+import dev.crossbar.server.testing.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.crossbar.core.route.RoutingTable;
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.cluster.NatsBroker;
-import dev.crossbar.server.config.NatsConfig;
 import dev.crossbar.server.cluster.NatsStats;
+import dev.crossbar.server.config.NatsConfig;
+import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.testing.NatsCluster;
 import dev.crossbar.server.websocket.CloseCodes;
 import io.netty.util.ResourceLeakDetector;

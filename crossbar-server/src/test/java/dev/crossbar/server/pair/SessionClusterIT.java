@@ -1,12 +1,12 @@
 package dev.crossbar.server.pair;
 
-import dev.crossbar.server.config.SessionConfig;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.crossbar.core.route.RoutingTable;
+import dev.crossbar.server.config.SessionConfig;
 import dev.crossbar.server.testing.CrossbarCluster;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.Received;

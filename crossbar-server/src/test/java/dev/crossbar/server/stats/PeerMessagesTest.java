@@ -23,7 +23,7 @@ class PeerMessagesTest {
                     f, f, 0, 0, null));
         }
         return new Snapshot("node-x", "2026-01-01T00:00:01Z", "2026-01-01T00:00:00Z", 1, 5, "truncated", true,
-                new Totals(21 * topics, topics, 0, 0, 0, 0, 0, 0, 0), list, List.of(), null);
+                new Totals(21 * topics, topics, 0, 0, 0, 0, 0, 0, 0), list, List.of(), null, null);
     }
 
     @Test

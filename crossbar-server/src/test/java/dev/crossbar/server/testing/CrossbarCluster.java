@@ -1,9 +1,9 @@
 package dev.crossbar.server.testing;
 
 import dev.crossbar.server.CrossbarServer;
-import dev.crossbar.server.config.ServerConfig;
 import dev.crossbar.server.cluster.NatsBroker;
 import dev.crossbar.server.config.NatsConfig;
+import dev.crossbar.server.config.ServerConfig;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

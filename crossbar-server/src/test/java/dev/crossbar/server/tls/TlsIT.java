@@ -1,7 +1,5 @@
 package dev.crossbar.server.tls;
 
-import dev.crossbar.server.config.TlsProvider;
-import dev.crossbar.server.config.TlsConfig;
 import static dev.crossbar.server.testing.RelayServerExtension.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,11 +10,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.crossbar.server.CrossbarServer;
 import dev.crossbar.server.config.ServerConfig;
+import dev.crossbar.server.config.TlsConfig;
+import dev.crossbar.server.config.TlsProvider;
 import dev.crossbar.server.testing.HttpExchange;
 import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.NettyClient;
-import dev.crossbar.server.testing.TestCertificates;
 import dev.crossbar.server.testing.TestCertificates.Issued;
+import dev.crossbar.server.testing.TestCertificates;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
