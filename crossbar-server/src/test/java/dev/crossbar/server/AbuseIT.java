@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,8 @@ class AbuseIT {
         final JdkClient camera;
         final JdkClient viewer;
         final AtomicBoolean running = new AtomicBoolean(true);
+        /** Messages sent so far: the check lets at least a third of a second of video run. */
+        final AtomicInteger count = new AtomicInteger();
         final CompletableFuture<Integer> sent;
 
         Video(CrossbarServer server) {
@@ -63,6 +66,7 @@ class AbuseIT {
                     byte[] m = new byte[VIDEO_MESSAGE_BYTES];
                     ByteBuffer.wrap(m).putInt(n++);
                     camera.sendBinary(m);
+                    count.incrementAndGet();
                     next += VIDEO_PERIOD_NANOS;
                     LockSupport.parkNanos(Math.max(0, next - System.nanoTime()));
                 }
@@ -72,6 +76,7 @@ class AbuseIT {
 
         /** Stops the camera and checks that the viewer got every message, in order. */
         void checkNothingLost() throws Exception {
+            await("video ran", Duration.ofSeconds(10), () -> count.get() >= 10);
             running.set(false);
             int n = sent.get(30, java.util.concurrent.TimeUnit.SECONDS);
             assertTrue(n >= 10, "the camera sent " + n);

@@ -56,7 +56,9 @@ import org.slf4j.LoggerFactory;
  * once, at ERROR, and falls back: revocations are published to the nodes connected at that moment
  * ({@value #REVOKE_SUBJECT}), which close their connections and refuse the token, and each node
  * keeps them as it would alone ({@code fallback}: its file, or its memory); a node that was down
- * then never hears of them.
+ * then never hears of them. A server that has JetStream but does not answer yet (its cluster has
+ * not elected a leader) is asked again until it does, said once at WARN; meanwhile a revocation
+ * holds on the node that took it, and its answer says it was not kept in the cluster.
  *
  * <p>Its own NATS connection (same servers, credentials and TLS as the message link) and its own
  * thread; {@link #save} blocks the admin thread that calls it, never an event loop.
@@ -143,7 +145,7 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
     public void save(Revocation r) throws IOException {
         try {
             if (!ready.await(SAVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IOException("NATS not reachable within " + SAVE_TIMEOUT.toSeconds() + "s");
+                throw new IOException("NATS or its JetStream did not answer within " + SAVE_TIMEOUT.toSeconds() + "s");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -251,7 +253,10 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
         Dispatcher dispatcher = connection.createDispatcher();
         dispatcher.subscribe(DISCONNECT_SUBJECT, this::onDisconnect);
         try {
-            bucket = openBucket();
+            bucket = openBucketWhenJetStreamAnswers();
+            if (bucket == null) {
+                return; // closed meanwhile
+            }
             bucket.watchAll(new Watcher(), KeyValueWatchOption.IGNORE_DELETE);
             long period = PURGE_INTERVAL.toMillis();
             thread.scheduleWithFixedDelay(this::purgeExpired, period + ThreadLocalRandom.current().nextLong(period / 4),
@@ -268,6 +273,32 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
             Thread.currentThread().interrupt();
         }
         ready.countDown();
+    }
+
+    /**
+     * The bucket, once JetStream answers. A server that has JetStream but no leader yet (a cluster
+     * just started or restarted elects one in seconds) is asked again, with back-off, and said so
+     * once; a server without JetStream throws at once (the fallback). Null if closed meanwhile.
+     */
+    private KeyValue openBucketWhenJetStreamAnswers() throws IOException, JetStreamApiException, InterruptedException {
+        long wait = 200;
+        boolean said = false;
+        while (!closed) {
+            try {
+                return openBucket();
+            } catch (IOException | JetStreamApiException | RuntimeException e) {
+                if (!connection.getServerInfo().isJetStreamAvailable()) {
+                    throw e;
+                }
+                if (!said) {
+                    log.warn("JetStream does not answer yet ({}); revocations wait for it, asking again", e.getMessage());
+                    said = true;
+                }
+            }
+            Thread.sleep(wait);
+            wait = Math.min(wait * 2, 5000);
+        }
+        return null;
     }
 
     /** The bucket, made if it is not there yet: one value per key, on disk, replicated where the cluster allows. */
