@@ -168,7 +168,8 @@ public final class CrossbarServer implements AutoCloseable {
                 ? new AccessControl(config.auth(), config.maxPathLength(), config.routing()) : null;
         RevocationStore local = config.auth().revocationFile() != null
                 ? new RevocationFile(config.auth().revocationFile()) : RevocationStore.MEMORY;
-        this.adminLink = cluster == null ? null : new NatsAdminLink(config.nats(), config.nodeName(), local);
+        this.adminLink = cluster == null ? null : new NatsAdminLink(config.nats(), config.nodeName(), local,
+                config.auth().enabled());
         this.disconnects = adminLink != null ? adminLink : DisconnectBroadcast.NONE;
         if (access != null) {
             access.store(adminLink != null ? adminLink : local);

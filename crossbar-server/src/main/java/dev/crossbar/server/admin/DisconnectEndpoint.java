@@ -4,9 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.auth.AdminAuthority;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpResponses;
 import dev.crossbar.server.http.RealAddress;
@@ -31,7 +31,6 @@ import java.util.Map;
 public final class DisconnectEndpoint implements HttpEndpoint {
 
     public static final String PATH = "/admin/disconnect";
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** Largest body accepted, in bytes. */
     static final int MAX_BODY_BYTES = 4096;
 
@@ -61,7 +60,7 @@ public final class DisconnectEndpoint implements HttpEndpoint {
         }
         Disconnect d;
         try {
-            JsonNode body = JSON.readTree(request.content().toString(StandardCharsets.UTF_8));
+            JsonNode body = Json.MAPPER.readTree(request.content().toString(StandardCharsets.UTF_8));
             if (body == null || !body.isObject()) {
                 throw new IllegalArgumentException("not a JSON object");
             }
@@ -81,7 +80,7 @@ public final class DisconnectEndpoint implements HttpEndpoint {
         answer.put("connection", d.connection());
         answer.put("closed", closed);
         try {
-            HttpResponses.send(ctx, HttpResponseStatus.OK, "application/json", JSON.writeValueAsString(answer) + "\n");
+            HttpResponses.send(ctx, HttpResponseStatus.OK, "application/json", Json.MAPPER.writeValueAsString(answer) + "\n");
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("strings and a number are JSON", e);
         }

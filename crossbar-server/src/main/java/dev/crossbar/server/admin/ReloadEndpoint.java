@@ -3,8 +3,8 @@ package dev.crossbar.server.admin;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.server.auth.AdminAuthority;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.config.Reloaded;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpResponses;
@@ -28,11 +28,6 @@ import java.util.function.Supplier;
 public final class ReloadEndpoint implements HttpEndpoint {
 
     public static final String PATH = "/admin/reload";
-    /** Made on the first reload: a relay that is never reloaded holds nothing of Jackson's databind. */
-    private static final class Json {
-        static final ObjectMapper MAPPER = new ObjectMapper();
-    }
-
     private final AdminAuthority authority;
     private final Supplier<Reloaded> reload;
     private final Executor adminThread;

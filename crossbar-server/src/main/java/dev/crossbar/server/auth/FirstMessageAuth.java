@@ -3,8 +3,8 @@ package dev.crossbar.server.auth;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.websocket.ClientInfo;
@@ -43,7 +43,6 @@ import org.slf4j.LoggerFactory;
 final class FirstMessageAuth extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(FirstMessageAuth.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The reply's reason when the token is accepted, as in the original crossbar. */
     static final String OK = "ok";
@@ -151,7 +150,7 @@ final class FirstMessageAuth extends ChannelInboundHandlerAdapter {
         m.put("authorised", authorised);
         m.put("reason", reason);
         try {
-            return JSON.writeValueAsString(m);
+            return Json.MAPPER.writeValueAsString(m);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("strings and a boolean are JSON", e);
         }

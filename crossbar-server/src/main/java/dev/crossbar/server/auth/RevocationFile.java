@@ -3,7 +3,7 @@ package dev.crossbar.server.auth;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.crossbar.server.config.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
 public final class RevocationFile implements RevocationStore {
 
     private static final Logger log = LoggerFactory.getLogger(RevocationFile.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path file;
     private final LongSupplier clock;
@@ -94,7 +93,7 @@ public final class RevocationFile implements RevocationStore {
         m.put("sid", r.sid());
         m.put("until", r.untilMillis());
         try {
-            return JSON.writeValueAsString(m);
+            return Json.MAPPER.writeValueAsString(m);
         } catch (IOException e) {
             throw new IllegalStateException("strings and a number are JSON", e);
         }
@@ -103,7 +102,7 @@ public final class RevocationFile implements RevocationStore {
     /** A stored line as a revocation, or null if it is not one. */
     static Revocation parse(String line) {
         try {
-            JsonNode n = JSON.readTree(line);
+            JsonNode n = Json.MAPPER.readTree(line);
             String jti = n.path("jti").isTextual() ? n.get("jti").asText() : null;
             String sid = n.path("sid").isTextual() ? n.get("sid").asText() : null;
             if ((jti == null && sid == null) || !n.path("until").canConvertToLong()) {

@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.server.audit.Audit;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpResponses;
 import dev.crossbar.server.http.RealAddress;
@@ -42,7 +42,6 @@ public final class RevokeEndpoint implements HttpEndpoint {
     public static final String PATH = "/admin/revoke";
 
     private static final Logger log = LoggerFactory.getLogger(RevokeEndpoint.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Largest body accepted, in bytes. */
     static final int MAX_BODY_BYTES = 4096;
@@ -83,7 +82,7 @@ public final class RevokeEndpoint implements HttpEndpoint {
         String sid;
         Long exp;
         try {
-            JsonNode body = JSON.readTree(request.content().toString(StandardCharsets.UTF_8));
+            JsonNode body = Json.MAPPER.readTree(request.content().toString(StandardCharsets.UTF_8));
             if (body == null || !body.isObject()) {
                 throw new IllegalArgumentException("not a JSON object");
             }
@@ -158,7 +157,7 @@ public final class RevokeEndpoint implements HttpEndpoint {
 
     private static String json(Map<String, Object> answer) {
         try {
-            return JSON.writeValueAsString(answer);
+            return Json.MAPPER.writeValueAsString(answer);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a map of strings and numbers is JSON", e);
         }

@@ -91,9 +91,9 @@ final class LosslessLink {
     // ---- sending ----
 
     /** This node has senders on the lossless {@code key} ({@code on}), or no longer has. */
-    void listen(TopicKey key, boolean on) {
+    void listen(TopicKey key, boolean on, long now) {
         if (on) {
-            outbox(key).senders = true;
+            outbox(key, now).senders = true;
         } else {
             Outbox o = outboxes.get(key);
             if (o != null) {
@@ -102,10 +102,10 @@ final class LosslessLink {
         }
     }
 
-    private Outbox outbox(TopicKey key) {
+    private Outbox outbox(TopicKey key, long now) {
         Outbox o = outboxes.get(key);
         if (o == null) {
-            o = new Outbox(key, newStreamId());
+            o = new Outbox(key, newStreamId(), now);
             outboxes.put(key, o);
             if (dispatcher != null) {
                 o.acks = dispatcher.subscribe(o.ackSubject, m -> {
@@ -133,7 +133,7 @@ final class LosslessLink {
      * @param cost what it counts against the link's bound while kept
      */
     void send(boolean connected, long maxPayload, TopicKey key, boolean text, ByteBuf payload, long cost, long now) {
-        Outbox o = outbox(key);
+        Outbox o = outbox(key, now);
         try {
             o.send(this, connected, text, payload, cost, maxPayload, now);
             stats.recordSent(payload.readableBytes());
@@ -144,7 +144,7 @@ final class LosslessLink {
 
     /** A message of lossless {@code key} did not fit the link's bound: it is lost, and said so. */
     void overflow(TopicKey key) {
-        Outbox o = outbox(key);
+        Outbox o = outbox(key, System.nanoTime());
         o.seq++;
         verdict(o, o.seq - 1, 1, false, nodeName + ": over --nats-max-pending for other nodes");
     }
@@ -160,7 +160,7 @@ final class LosslessLink {
             case AckLine.PRESENT -> o.present(l.receiver(), l.node(), now);
             case AckLine.ACK -> o.ack(this, l.receiver(), l.node(), l.stream(), l.first(), l.last(), now);
             case AckLine.MISSING -> o.missing(this, connected, l.receiver(), l.node(), l.stream(), l.first(), now);
-            case AckLine.BYE -> o.bye(this, l.receiver());
+            case AckLine.BYE -> o.bye(this, l.receiver(), now);
             case AckLine.LOST -> {
                 if (l.stream() == o.id) {
                     // A receiving node's verdict on our stream: our side closes and starts anew.
@@ -190,7 +190,7 @@ final class LosslessLink {
         if (delivery != null) {
             delivery.broken(o.key, true, v.reason());
         }
-        o.restart(this, newStreamId());
+        o.restart(this, newStreamId(), System.nanoTime());
     }
 
     private long newStreamId() {

@@ -3,11 +3,11 @@ package dev.crossbar.server.cluster;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.server.admin.Disconnect;
 import dev.crossbar.server.admin.DisconnectBroadcast;
 import dev.crossbar.server.auth.Revocation;
 import dev.crossbar.server.auth.RevocationStore;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.config.NatsConfig;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
@@ -66,7 +66,6 @@ import org.slf4j.LoggerFactory;
 public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast {
 
     private static final Logger log = LoggerFactory.getLogger(NatsAdminLink.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The key-value bucket revocations live in. */
     public static final String BUCKET = "crossbar_revocations";
@@ -82,6 +81,8 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
 
     private final Options options;
     private final RevocationStore fallback;
+    /** Tokens are checked: revocations matter and are kept in the bucket; otherwise only disconnects travel. */
+    private final boolean keepsRevocations;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "crossbar-admin-link");
         t.setDaemon(true);
@@ -96,9 +97,11 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
 
     /**
      * @param fallback where this node keeps revocations if the NATS server has no JetStream
+     * @param keepsRevocations whether tokens are checked: without, no bucket is opened (and no JetStream needed)
      */
-    public NatsAdminLink(NatsConfig config, String nodeName, RevocationStore fallback) {
+    public NatsAdminLink(NatsConfig config, String nodeName, RevocationStore fallback, boolean keepsRevocations) {
         this.fallback = requireNonNull(fallback, "fallback");
+        this.keepsRevocations = keepsRevocations;
         Options.Builder b = new Options.Builder()
                 .servers(config.servers().toArray(new String[0]))
                 .connectionName(nodeName + "-admin")
@@ -219,7 +222,7 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
         m.put("sub", d.sub());
         m.put("connection", d.connection());
         try {
-            c.publish(DISCONNECT_SUBJECT, JSON.writeValueAsBytes(m));
+            c.publish(DISCONNECT_SUBJECT, Json.MAPPER.writeValueAsBytes(m));
         } catch (IOException e) {
             throw new IllegalStateException("strings are JSON", e);
         }
@@ -252,6 +255,10 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
         }
         Dispatcher dispatcher = connection.createDispatcher();
         dispatcher.subscribe(DISCONNECT_SUBJECT, this::onDisconnect);
+        if (!keepsRevocations) {
+            ready.countDown();
+            return;
+        }
         try {
             bucket = openBucketWhenJetStreamAnswers();
             if (bucket == null) {
@@ -386,7 +393,7 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
 
     private void onDisconnect(Message m) {
         try {
-            JsonNode n = JSON.readTree(m.getData());
+            JsonNode n = Json.MAPPER.readTree(m.getData());
             disconnects.accept(new Disconnect(text(n, "topic"), text(n, "sub"), text(n, "connection")));
         } catch (IOException | IllegalArgumentException e) {
             log.debug("admin link: unreadable disconnect ignored ({})", e.toString());
@@ -403,7 +410,7 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
         m.put("sid", r.sid());
         m.put("until", r.untilMillis());
         try {
-            return JSON.writeValueAsBytes(m);
+            return Json.MAPPER.writeValueAsBytes(m);
         } catch (IOException e) {
             throw new IllegalStateException("strings and a number are JSON", e);
         }
@@ -411,7 +418,7 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
 
     static Revocation parse(byte[] data) {
         try {
-            JsonNode n = JSON.readTree(data);
+            JsonNode n = Json.MAPPER.readTree(data);
             String jti = text(n, "jti");
             String sid = text(n, "sid");
             if ((jti == null && sid == null) || !n.path("until").canConvertToLong()) {

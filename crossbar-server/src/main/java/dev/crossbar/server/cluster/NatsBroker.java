@@ -360,7 +360,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
                     holds.changed(c, h.key(), h.held());
                 } else if (op instanceof HoldInterest h) {
                     holds.listen(h.key(), h.on());
-                    lossless.listen(h.key(), h.on());
+                    lossless.listen(h.key(), h.on(), System.nanoTime());
                 } else if (op instanceof Overflow o) {
                     lossless.overflow(o.key());
                 } else if (op instanceof Task t) {
@@ -423,7 +423,7 @@ public final class NatsBroker implements Broker, AutoCloseable {
                 lossless.attach(dispatcher, delivery);
                 for (TopicKey key : wantedHolds) {
                     holds.listen(key, true);
-                    lossless.listen(key, true);
+                    lossless.listen(key, true, System.nanoTime());
                 }
                 for (Map.Entry<TopicKey, Boolean> w : wanted.entrySet()) {
                     changeInterest(new Interest(w.getKey(), true, w.getValue()));

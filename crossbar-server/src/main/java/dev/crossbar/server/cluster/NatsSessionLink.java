@@ -3,8 +3,8 @@ package dev.crossbar.server.cluster;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.core.route.TopicKey;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.config.NatsConfig;
 import dev.crossbar.server.pair.SessionCluster;
 import dev.crossbar.server.pair.SessionRegistry;
@@ -43,7 +43,6 @@ import org.slf4j.LoggerFactory;
 public final class NatsSessionLink implements SessionCluster {
 
     private static final Logger log = LoggerFactory.getLogger(NatsSessionLink.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     static final String OFFER_PREFIX = "crossbar.session.offer.";
     static final String GONE = "crossbar.session.gone";
@@ -169,7 +168,7 @@ public final class NatsSessionLink implements SessionCluster {
             if (m.getReplyTo() == null) {
                 return;
             }
-            String host = registry.takeRemoteOffer(JSON.readTree(m.getData()));
+            String host = registry.takeRemoteOffer(Json.MAPPER.readTree(m.getData()));
             if (host != null) {
                 connection.publish(m.getReplyTo(), bytes(Map.of("host", host)));
             }
@@ -213,7 +212,7 @@ public final class NatsSessionLink implements SessionCluster {
 
     private static byte[] bytes(Map<String, ?> m) {
         try {
-            return JSON.writeValueAsBytes(m);
+            return Json.MAPPER.writeValueAsBytes(m);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -221,7 +220,7 @@ public final class NatsSessionLink implements SessionCluster {
 
     private static String field(byte[] data, String name) {
         try {
-            JsonNode n = JSON.readTree(data).get(name);
+            JsonNode n = Json.MAPPER.readTree(data).get(name);
             return n == null || !n.isTextual() ? null : n.asText();
         } catch (Exception e) {
             return null;

@@ -34,6 +34,13 @@ final class Outbox {
     static final long SILENT_NANOS = TimeUnit.SECONDS.toNanos(3);
     /** A second request for what was just sent again is the first one's echo: ignored within this. */
     static final long RESEND_GUARD_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+    /**
+     * For this long after a stream starts, what it sends is kept though no receiving node is known:
+     * a node whose subscriber was there first said so before this node listened for it, and says
+     * it again when this node's hello reaches it, a round trip later, by which time the first
+     * messages are on their way to it and may be lost with nothing kept to send again.
+     */
+    static final long PRESENCE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Heartbeats saying all is acknowledged sent after the last sender left, before the outbox goes. */
     static final int ENDING_TAILS = 3;
 
@@ -76,13 +83,21 @@ final class Outbox {
     private long resentAtNanos;
     private long lastTailNanos;
     private int endingTails;
+    /** Until then the stream's messages are kept even with no receiver known ({@link #PRESENCE_GRACE_NANOS}). */
+    private long graceUntilNanos;
 
-    Outbox(TopicKey key, long id) {
+    Outbox(TopicKey key, long id, long now) {
         this.key = key;
         this.subject = Subjects.subject(key);
         this.ackSubject = Subjects.ackSubject(key);
         this.keyBytes = Subjects.isHashed(subject) ? key.toString().getBytes(StandardCharsets.UTF_8) : null;
         this.id = id;
+        this.graceUntilNanos = now + PRESENCE_GRACE_NANOS;
+    }
+
+    /** Whether what is sent now is kept: for a receiver known, or one that may not have said so yet. */
+    private boolean keeping(long now) {
+        return !peers.isEmpty() || now - graceUntilNanos < 0;
     }
 
     /**
@@ -113,7 +128,7 @@ final class Outbox {
             chunks[part] = data;
             offset += size;
         }
-        if (!peers.isEmpty()) {
+        if (keeping(now)) {
             held.addLast(new Held(s, chunks, cost));
             heldCost += cost;
             link.held(cost);
@@ -136,7 +151,9 @@ final class Outbox {
         Peer p = peers.get(receiver);
         if (p == null) {
             p = new Peer(node);
-            p.acked = seq;
+            // Owed what comes next; but what the grace kept stays kept until it says it has it.
+            Held first = held.peekFirst();
+            p.acked = first != null && now - graceUntilNanos < 0 ? first.seq - 1 : seq;
             p.owedFrom = seq + 1;
             p.progressNanos = now;
             peers.put(receiver, p);
@@ -172,7 +189,7 @@ final class Outbox {
             p.acked = Math.min(last, seq);
             p.progressNanos = now;
             p.resendNanos = RESEND_NANOS;
-            trim(link);
+            trim(link, now);
         }
     }
 
@@ -190,16 +207,16 @@ final class Outbox {
         heard(p, now);
         if (from - 1 > p.acked) {
             p.acked = from - 1;
-            trim(link);
+            trim(link, now);
         }
         p.progressNanos = now;
         resend(link, connected, from, now, node, false);
     }
 
     /** A receiver's subscription ended: what it had not acknowledged is no longer kept for it. */
-    void bye(LosslessLink link, long receiver) {
+    void bye(LosslessLink link, long receiver, long now) {
         if (peers.remove(receiver) != null) {
-            trim(link);
+            trim(link, now);
         }
     }
 
@@ -259,7 +276,10 @@ final class Outbox {
     }
 
     /** Drops kept messages every known receiver has (all of them when none is known). */
-    private void trim(LosslessLink link) {
+    private void trim(LosslessLink link, long now) {
+        if (peers.isEmpty() && now - graceUntilNanos < 0) {
+            return; // kept for a receiver that may not have said so yet
+        }
         long min = seq;
         for (Peer p : peers.values()) {
             min = Math.min(min, p.acked);
@@ -289,8 +309,8 @@ final class Outbox {
                 link.forgot(this, p.node, seq - p.acked);
             }
         }
-        if (forgot) {
-            trim(link);
+        if (forgot || peers.isEmpty() && !held.isEmpty() && !keeping(now)) {
+            trim(link, now); // also what the grace kept, once it is over with no receiver heard of
         }
         long from = Long.MAX_VALUE;
         String forNode = null;
@@ -354,12 +374,13 @@ final class Outbox {
      * id, numbered from 1, nothing kept; known receivers stay known, owed the new stream from its
      * first message.
      */
-    void restart(LosslessLink link, long newId) {
+    void restart(LosslessLink link, long newId, long now) {
         link.held(-heldCost);
         heldCost = 0;
         held.clear();
         id = newId;
         seq = 0;
+        graceUntilNanos = now + PRESENCE_GRACE_NANOS;
         resentFrom = Long.MAX_VALUE;
         for (Peer p : peers.values()) {
             p.acked = 0;

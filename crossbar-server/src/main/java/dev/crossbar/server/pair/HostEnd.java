@@ -3,10 +3,10 @@ package dev.crossbar.server.pair;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.auth.Permit;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.websocket.ClientInfo;
@@ -36,7 +36,6 @@ import org.slf4j.LoggerFactory;
 final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost {
 
     private static final Logger log = LoggerFactory.getLogger(HostEnd.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final SessionRegistry registry;
     private final ChannelGroup group;
@@ -119,7 +118,7 @@ final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost 
         m.put("stream", offer.path("stream").asText());
         m.put("client", offer.path("client"));
         try {
-            ctx.channel().writeAndFlush(new TextWebSocketFrame(JSON.writeValueAsString(m)));
+            ctx.channel().writeAndFlush(new TextWebSocketFrame(Json.MAPPER.writeValueAsString(m)));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("offer is not JSON", e);
         }
@@ -132,7 +131,7 @@ final class HostEnd extends ChannelInboundHandlerAdapter implements SessionHost 
         m.put("stream", SessionRegistry.name(session.stream()));
         m.put("client", c);
         try {
-            return JSON.writeValueAsString(m);
+            return Json.MAPPER.writeValueAsString(m);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("offer is not JSON", e);
         }

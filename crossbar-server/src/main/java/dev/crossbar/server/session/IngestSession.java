@@ -3,7 +3,6 @@ package dev.crossbar.server.session;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.core.relay.Member;
 import dev.crossbar.core.relay.PreparedFrame;
 import dev.crossbar.core.route.Route;
@@ -16,6 +15,7 @@ import dev.crossbar.core.topic.Topic;
 import dev.crossbar.core.topic.TopicLimitException;
 import dev.crossbar.server.audit.Audit;
 import dev.crossbar.server.auth.Permit;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.http.HandshakeTimeout;
 import dev.crossbar.server.http.HttpResponses;
 import dev.crossbar.server.http.RealAddress;
@@ -77,7 +77,6 @@ public final class IngestSession extends ChannelInboundHandlerAdapter implements
     /** The MPEG-TS media type (RFC 3555): a body declared so is cut at packets from its first byte. */
     static final String MPEG_TS = "video/mp2t";
 
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The answer to a body that ended: what was published on which stream. */
     record Summary(String stream, long messages, long bytes) {
@@ -280,7 +279,7 @@ public final class IngestSession extends ChannelInboundHandlerAdapter implements
         leave();
         String json;
         try {
-            json = JSON.writeValueAsString(new Summary(client.route().path(), messages, bytes)) + "\n";
+            json = Json.MAPPER.writeValueAsString(new Summary(client.route().path(), messages, bytes)) + "\n";
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a string and two numbers are JSON", e);
         }

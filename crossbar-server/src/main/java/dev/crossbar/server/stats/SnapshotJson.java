@@ -1,8 +1,8 @@
 package dev.crossbar.server.stats;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.crossbar.server.config.Json;
 import java.io.UncheckedIOException;
 
 /**
@@ -17,7 +17,7 @@ final class SnapshotJson {
      * MiB of memory, that a relay nobody watches need not hold.
      */
     private static final class Writer {
-        static final ObjectWriter INSTANCE = new ObjectMapper().writer();
+        static final ObjectWriter INSTANCE = Json.MAPPER.writer();
     }
 
     /** UTF-8 JSON of a snapshot, or of one of its parts. */

@@ -3,9 +3,9 @@ package dev.crossbar.server.stats;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.crossbar.core.route.TopicKey;
 import dev.crossbar.core.topic.TopicRegistry;
+import dev.crossbar.server.config.Json;
 import dev.crossbar.server.stats.Snapshot.ClientView;
 import dev.crossbar.server.websocket.CloseCodes;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
@@ -61,10 +61,6 @@ import org.slf4j.LoggerFactory;
 public final class StatsService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(StatsService.class);
-    /** Made on the first request (see {@link SnapshotJson}: nothing of Jackson in an unwatched relay). */
-    private static final class Requests {
-        static final ObjectMapper READER = new ObjectMapper();
-    }
     /** A summary carries topics only: client rows are what would make it large. */
     private static final Predicate<TopicKey> NO_ROWS = k -> false;
 
@@ -238,7 +234,7 @@ public final class StatsService implements AutoCloseable {
     /** The {@code topic} and {@code schema} of a client-rows request, or null for any other message. */
     private static JsonNode topicRequest(String text) {
         try {
-            JsonNode n = Requests.READER.readTree(text);
+            JsonNode n = Json.MAPPER.readTree(text);
             return n != null && n.path("topic").isTextual() && n.path("schema").isTextual() ? n : null;
         } catch (IOException e) {
             return null;

@@ -67,7 +67,8 @@ class LosslessLinkTest {
                 broken.add((senders ? "senders and receivers: " : "receivers: ") + reason);
             }
         });
-        link.listen(KEY, true);
+        link.listen(KEY, true, now);
+        now += Outbox.PRESENCE_GRACE_NANOS; // the stream's first second is the test below
     }
 
     private void send(int n) {
@@ -105,6 +106,31 @@ class LosslessLinkTest {
     void nothingIsKeptWhileNoReceiverIsKnown() {
         send(2);
         assertEquals(0, link.heldBytes());
+    }
+
+    @Test
+    void aStreamsFirstSecondIsKeptForAReceiverNotYetHeardOfThenLetGo() {
+        TopicKey other = new TopicKey(OneToMany.INSTANCE, "files/new");
+        link.listen(other, true, now);
+        for (int i = 0; i < 3; i++) {
+            ByteBuf payload = Unpooled.wrappedBuffer(("message " + i).getBytes(StandardCharsets.UTF_8));
+            try {
+                link.send(true, MAX_PAYLOAD, other, true, payload, 1000, now);
+            } finally {
+                payload.release();
+            }
+        }
+        assertEquals(3000, link.heldBytes(), "kept though no receiver is known yet");
+        // A subscriber that was there first says so now; it got the first message, not the others.
+        link.line(other, AckLine.parse(AckLine.present(1, "node-b")), now);
+        long id = lastStream;
+        published.clear();
+        link.line(other, AckLine.parse(AckLine.missing(1, id, 2, "node-b")), now);
+        assertEquals(List.of("m2", "m3"), published, "sent again: nothing lost");
+        assertTrue(broken.isEmpty(), broken.toString());
+        link.line(other, AckLine.parse(AckLine.bye(1, "node-b")), now);
+        link.tick(true, 0, 0, now + Outbox.PRESENCE_GRACE_NANOS);
+        assertEquals(0, link.heldBytes(), "with nobody heard of in the first second, nothing is kept");
     }
 
     @Test
@@ -207,7 +233,7 @@ class LosslessLinkTest {
         line(AckLine.present(1, "node-b"));
         send(1);
         line(AckLine.ack(1, ownId(), 1, 1, "node-b"));
-        link.listen(KEY, false);
+        link.listen(KEY, false, now);
         published.clear();
         for (int i = 0; i < 5; i++) {
             link.tick(true, 0, 0, now += LosslessLink.HEARTBEAT_NANOS);

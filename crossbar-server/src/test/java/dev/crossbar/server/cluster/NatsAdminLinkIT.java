@@ -34,7 +34,7 @@ class NatsAdminLinkIT {
         try (NatsCluster nats = NatsCluster.start(dir, 1, true)) {
             NatsConfig config = NatsConfig.builder().servers(nats.url(0)).build();
             Set<Revocation> heard = ConcurrentHashMap.newKeySet();
-            try (NatsAdminLink link = new NatsAdminLink(config, "node-a", RevocationStore.MEMORY);
+            try (NatsAdminLink link = new NatsAdminLink(config, "node-a", RevocationStore.MEMORY, true);
                  Connection c = Nats.connect(nats.url(0))) {
                 link.start(heard::add);
                 long now = System.currentTimeMillis();
@@ -56,7 +56,7 @@ class NatsAdminLinkIT {
                         Set.copyOf(kv.keys()));
                 // A node that starts now hears only what is in force.
                 Set<Revocation> later = ConcurrentHashMap.newKeySet();
-                try (NatsAdminLink second = new NatsAdminLink(config, "node-b", RevocationStore.MEMORY)) {
+                try (NatsAdminLink second = new NatsAdminLink(config, "node-b", RevocationStore.MEMORY, true)) {
                     second.start(later::add);
                     await("the second node read the bucket", Duration.ofSeconds(5), () -> later.size() == 2);
                     assertTrue(later.stream().noneMatch(r -> "short".equals(r.jti())), later.toString());
