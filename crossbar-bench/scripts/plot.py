@@ -9,7 +9,7 @@ each figure is the median of the group's runs, with the range (min-max) in the t
   latency-vs-subscribers.png  fanout at 30 msg/s: p50 and p99 latency against subscribers
   throughput-vs-size.png      one sender, one receiver: delivered Mbit/s against message size,
                               with the iperf3 loopback ceiling of the same session
-and with --table prints the Markdown comparison table used in docs/benchmarks/journal.md.
+and with --table prints a Markdown comparison table.
 Needs matplotlib (pip install matplotlib).
 """
 import argparse

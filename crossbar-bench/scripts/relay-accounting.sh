@@ -32,7 +32,7 @@ sleep 8 # into the measured window (5 s of warm-up)
 threads() { for t in /proc/$pid/task/*; do echo "$(tr ' ' _ < "$t/comm") $(cut -d' ' -f14,15 "$t/stat")"; done; }
 # One tracepoint for all system calls by default: with eleven per-call tracepoints attached
 # (EVENTS=all), perf slowed the relay's fan-out by a third or more, more for some builds than for
-# others (docs/benchmarks/journal.md, "Writing a stream's messages as runs").
+# others.
 events=${EVENTS:-context-switches,raw_syscalls:sys_enter}
 if [[ $events == all ]]; then
   events=context-switches$(per_call_events)

@@ -1,6 +1,6 @@
 // examples/browser/data.html, the JSON data client, in headless Chromium, on a relay with access
 // control: two pages on one N:N topic send each other messages through the page's form; the relay
-// is stopped (SIGTERM: close 1001 "relay shutting down") and started again on the same port; both
+// is stopped (SIGTERM: it drains, close 1012 "relay restarting: ...") and started again on the same port; both
 // pages must come back by themselves and messages flow again, within a bound. A page whose token
 // expires (close 1008) stops and says so rather than retrying it.
 //
@@ -59,7 +59,7 @@ describe('the browser data client', () => {
       assert.equal(await page.locator('#send button').isDisabled(), true, 'nothing can be sent while away');
     }
     const waiting = await status(a.page);
-    assert.match(waiting.text, /closed (1001 \(relay shutting down\)|1006)/, JSON.stringify(waiting));
+    assert.match(waiting.text, /closed (1012 \(relay restarting: |1001 \(relay shutting down\)|1006)/, JSON.stringify(waiting));
     const stoppedAt = Date.now();
     await relay.start();
 

@@ -1,7 +1,7 @@
 // examples/browser/terminal.html (xterm.js) and examples/python/host_agent.py on a schema=session
 // stream, in headless Chromium: two pages each get a shell of their own in a pty (their `$$` and
 // `tty` differ), a command typed into the terminal prints its output there; the relay is stopped
-// (SIGTERM: 1001 to everyone, which ends the sessions) and started again on the same port; the agent
+// (SIGTERM: it drains, 1012 to everyone, which ends the sessions) and started again on the same port; the agent
 // and both pages must come back by themselves, each page with a new shell that runs what is typed,
 // within a bound. A shell that exits ends its session (1000); a key then starts a new one.
 //

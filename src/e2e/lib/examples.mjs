@@ -55,8 +55,8 @@ export async function waitFor(fn, timeoutMs, what) {
 }
 
 /**
- * The relay on a fixed port, which a test stops (SIGTERM: close 1001 "relay shutting down" to every
- * client) or kills (SIGKILL: the connections just end) and starts again on the same port.
+ * The relay on a fixed port, which a test stops (SIGTERM: the relay drains, close 1012 "relay restarting: ..." to
+ * every client) or kills (SIGKILL: the connections just end) and starts again on the same port.
  */
 export class Relay {
   constructor(port, args) {

@@ -14,8 +14,8 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.Han
  * Netty's handshake put its own frame decoder and encoder, then removes itself.
  *
  * <p>Why: Netty's decoder copies each payload out of the socket reads and then unmasks it in a
- * second pass; for 1 MiB messages those passes were a quarter of the relay's CPU
- * (docs/benchmarks/journal.md). The relay's decoder unmasks while it copies, and takes a payload that
+ * second pass; for 1 MiB messages (files, images) those passes were a quarter of the relay's CPU.
+ * The relay's decoder unmasks while it copies, and takes a payload that
  * arrives over many reads as it comes, so that it holds no read while waiting for the rest. The
  * encoder is Netty's, and also marks the connection closing when a close frame passes it, which
  * lets relayed messages skip the handlers between the session and the encoder (see

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * reading at full speed on the same stream loses nothing.
  *
  * <p>With {@code -Dcrossbar.maxLatency.seconds=300} it runs for five minutes and prints the
- * figures for docs/benchmarks/journal.md, beside a viewer of the same stream without the bound.
+ * its figures (lag, skips) beside a viewer of the same stream without the bound.
  */
 class MaxLatencyIT {
 
