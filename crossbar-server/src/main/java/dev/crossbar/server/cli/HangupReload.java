@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@code sun.misc.Signal} (module jdk.unsupported) is the only way a Java program can handle a
  * signal. It is reached by reflection so that the build stays free of the compiler's
  * proprietary-API warnings, which cannot be suppressed. Where the JVM will not allow it (e.g.
- * {@code -Xrs}, or a JDK without it) the certificate is still reloaded when its files change.
+ * {@code -Xrs}, or a JDK without it) the certificate is still reloaded when its files change; a
+ * process that was started with SIGHUP ignored (nohup) keeps it ignored, and the log says so.
  */
 final class HangupReload {
 
@@ -39,7 +40,14 @@ final class HangupReload {
                         reload.run();
                         return null;
                     });
-            signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, hup, handler);
+            Object before = signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, hup, handler);
+            if (before == handlerClass.getField("SIG_IGN").get(null)) {
+                // A process started with SIGHUP ignored (nohup, some supervisors) keeps it ignored:
+                // the JVM installs no handler, and a reload asked for by signal would do nothing.
+                log.warn("SIGHUP is ignored by this process (started under nohup?), so it reloads nothing; "
+                        + "use POST /admin/reload; the certificate is still reloaded when its files change");
+                return false;
+            }
             return true;
         } catch (InvocationTargetException e) {
             log.warn("SIGHUP reload unavailable ({}); use POST /admin/reload; the certificate is still reloaded "
