@@ -6,13 +6,14 @@
 #   crossbar-bench/scripts/jit-settling.sh tokio|uws|JAR [MINUTES] [SCENARIO ARGS...]
 #
 # Starts the relay as deployed (relay-run.sh: the README's command, its own session), runs one
-# paced load against it for MINUTES (default 11; default load: 10 cameras x 4 viewers at 30 msg/s
-# of 4,600 B, 1,200 deliveries a second), and prints, for each minute, the relay's CPU per delivered
-# message (utime + stime from /proc, whole process) and the load generator's summary at the end.
+# paced load against it for MINUTES (default 10, the load generator's longest run; default load:
+# 10 cameras x 4 viewers at 30 msg/s of 4,600 B, 1,200 deliveries a second), and prints, for each
+# minute, the relay's CPU in ms per second (utime + stime from /proc, whole process), then the load
+# generator's summary: divided by its deliveries a second, the CPU per message, minute by minute.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 relay=${1:?tokio, uws or a relay jar}
-minutes=${2:-11}
+minutes=${2:-10}
 shift $(( $# >= 2 ? 2 : 1 ))
 load=("$@")
 [[ ${#load[@]} -gt 0 ]] || load=(streams --streams 10 -n 4 --rate 30 --size 4600)
@@ -36,6 +37,8 @@ load_pid=$!
 ticks=$(getconf CLK_TCK)
 cpu() { awk '{print $14 + $15}' "/proc/$relay_pid/stat"; }
 sleep 5 # connecting
+# A load that ended already (a refused argument) would leave the idle relay's CPU to be read as its.
+kill -0 "$load_pid" 2> /dev/null || { echo "the load ended before it began:" >&2; cat "$out" >&2; exit 1; }
 echo "minute  relay CPU ms/s"
 previous=$(cpu)
 for minute in $(seq "$minutes"); do

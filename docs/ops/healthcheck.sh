@@ -9,7 +9,7 @@
 #
 # The first is the container's HEALTHCHECK: healthy means serving, cluster link included. The second
 # is the systemd unit's ExecStartPost, which holds the unit in "activating" until the relay serves
-# (after its JIT warm-up): a 503 counts as started there, since a relay whose NATS is unreachable
+# (about a second after the JVM starts): a 503 counts as started there, since a relay whose NATS is unreachable
 # starts anyway and relays locally, and failing its start would only restart it in a loop.
 #
 # HOST:PORT is where /healthz is served: the --admin-listen address if there is one, else --listen's;
