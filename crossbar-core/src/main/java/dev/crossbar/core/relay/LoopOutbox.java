@@ -11,8 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What one event loop writes to its receivers, batched the way uWebSockets' loop and grpc's
- * {@code WriteQueue} batch it: every receiver written during a batch is flushed once, at its end.
+ * What one event loop writes to its receivers, batched: every receiver written during a batch is
+ * flushed once, at its end.
  *
  * <p>Two ways in. A message read on this loop is written to this loop's receivers at once, in the
  * thread that read it ({@link #writeHere}): no hand-off. A message read on another loop, or from

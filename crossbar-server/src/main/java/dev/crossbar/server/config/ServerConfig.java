@@ -119,9 +119,9 @@ public final class ServerConfig {
     /**
      * New connections per second from one address (a bucket of one second's worth), 0 for no limit:
      * off by default, as a campus NAT is one address (a class of 500 opening four sockets each at
-     * nine o'clock is 2,000 in seconds) and a load generator on one host is too. Where clients have
-     * addresses of their own (or behind --trusted-proxies), 20 refuses a script's flood of upgrades
-     * with 429 long before it costs anything.
+     * nine o'clock is 2,000 in seconds), and so is a lab's gateway in front of its devices. Where
+     * clients have addresses of their own (or behind --trusted-proxies), 20 refuses a script's flood
+     * of upgrades with 429 long before it costs anything.
      */
     public static final int DEFAULT_MAX_CONNECTION_RATE_PER_ADDRESS = 0;
     /**

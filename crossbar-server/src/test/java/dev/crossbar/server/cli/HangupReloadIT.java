@@ -1,11 +1,13 @@
 package dev.crossbar.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.crossbar.server.testing.TestCertificates.Issued;
 import dev.crossbar.server.testing.TestCertificates;
+import dev.crossbar.server.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -79,7 +81,12 @@ class HangupReloadIT {
 
     @Test
     void sighupServesTheRenewedCertificateAndTheRelayKeepsRunning() throws Exception {
-        assumeFalse(hangupIgnoredHere(), "SIGHUP is ignored by this build's JVM (run under nohup?), so by the relay too");
+        // The relay inherits an ignored SIGHUP and cannot be made to take it back: skipped by hand,
+        // failed under CI with the reason (CI must never skip), rather than timing out.
+        boolean ignored = hangupIgnoredHere();
+        String why = "SIGHUP is ignored by this build's JVM (run under nohup?), so by the relay too";
+        assertFalse(ignored && Tools.underCi(), why);
+        assumeFalse(ignored, why);
         Issued first = TestCertificates.issue(dir, "first", "first.relay.test");
         Issued second = TestCertificates.issue(dir, "second", "second.relay.test");
         Path cert = dir.resolve("live.crt");
