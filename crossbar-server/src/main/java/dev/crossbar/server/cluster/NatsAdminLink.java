@@ -25,7 +25,6 @@ import io.nats.client.api.KeyValueWatcher;
 import io.nats.client.api.StorageType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -102,31 +101,8 @@ public final class NatsAdminLink implements RevocationStore, DisconnectBroadcast
     public NatsAdminLink(NatsConfig config, String nodeName, RevocationStore fallback, boolean keepsRevocations) {
         this.fallback = requireNonNull(fallback, "fallback");
         this.keepsRevocations = keepsRevocations;
-        Options.Builder b = new Options.Builder()
-                .servers(config.servers().toArray(new String[0]))
-                .connectionName(nodeName + "-admin")
-                .noEcho() // this node has acted on its own disconnects and revocations already
-                .maxReconnects(-1)
-                .reconnectWait(config.reconnectWait())
-                .connectionTimeout(config.connectTimeout());
-        if (config.user() != null) {
-            b.userInfo(config.user().toCharArray(), config.password().toCharArray());
-        }
-        if (config.token() != null) {
-            b.token(config.token().toCharArray());
-        }
-        if (config.credsFile() != null) {
-            b.authHandler(Nats.credentials(config.credsFile().toString()));
-        }
-        if (config.tlsCaFile() != null) {
-            b.sslContext(NatsTls.trusting(config.tlsCaFile()));
-        } else if (config.tls()) {
-            try {
-                b.secure();
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalArgumentException("natsTls: no TLS in this JVM: " + e.getMessage(), e);
-            }
-        }
+        Options.Builder b = NatsOptions.base(config, nodeName + "-admin")
+                .noEcho(); // this node has acted on its own disconnects and revocations already
         this.options = b.build();
     }
 

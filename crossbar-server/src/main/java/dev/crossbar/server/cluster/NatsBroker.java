@@ -17,7 +17,6 @@ import io.nats.client.Options;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HashMap;
@@ -178,38 +177,15 @@ public final class NatsBroker implements Broker, AutoCloseable {
     }
 
     private Options options(NatsConfig c, String name) {
-        Options.Builder b = new Options.Builder()
-                .servers(c.servers().toArray(new String[0]))
-                .connectionName(name)
+        Options.Builder b = NatsOptions.base(c, name)
                 // A node never receives its own publishes: its local members had them already.
                 .noEcho()
                 // The servers in the order given: the nearest first, as operators are told to list them.
                 .noRandomize()
-                .maxReconnects(-1)
-                .reconnectWait(c.reconnectWait())
-                .connectionTimeout(c.connectTimeout())
                 .pingInterval(c.pingInterval())
                 .reconnectBufferSize(c.maxPendingBytes())
                 .connectionListener(this::onConnectionEvent)
                 .errorListener(new Errors());
-        if (c.user() != null) {
-            b.userInfo(c.user().toCharArray(), c.password().toCharArray());
-        }
-        if (c.token() != null) {
-            b.token(c.token().toCharArray());
-        }
-        if (c.credsFile() != null) {
-            b.authHandler(Nats.credentials(c.credsFile().toString()));
-        }
-        if (c.tlsCaFile() != null) {
-            b.sslContext(NatsTls.trusting(c.tlsCaFile()));
-        } else if (c.tls()) {
-            try {
-                b.secure();
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalArgumentException("natsTls: no TLS in this JVM: " + e.getMessage(), e);
-            }
-        }
         try {
             return b.build();
         } catch (IllegalArgumentException | IllegalStateException e) {

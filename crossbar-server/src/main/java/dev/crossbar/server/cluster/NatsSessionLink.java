@@ -68,30 +68,7 @@ public final class NatsSessionLink implements SessionCluster {
     public NatsSessionLink(NatsConfig config, String nodeName, String url, SessionRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
         this.url = requireNonNull(url, "url");
-        Options.Builder b = new Options.Builder()
-                .servers(config.servers().toArray(new String[0]))
-                .connectionName(nodeName + "-sessions")
-                .maxReconnects(-1)
-                .reconnectWait(config.reconnectWait())
-                .connectionTimeout(config.connectTimeout());
-        if (config.user() != null) {
-            b.userInfo(config.user().toCharArray(), config.password().toCharArray());
-        }
-        if (config.token() != null) {
-            b.token(config.token().toCharArray());
-        }
-        if (config.credsFile() != null) {
-            b.authHandler(Nats.credentials(config.credsFile().toString()));
-        }
-        if (config.tlsCaFile() != null) {
-            b.sslContext(NatsTls.trusting(config.tlsCaFile()));
-        } else if (config.tls()) {
-            try {
-                b.secure();
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalArgumentException("natsTls: no TLS in this JVM: " + e.getMessage(), e);
-            }
-        }
+        Options.Builder b = NatsOptions.base(config, nodeName + "-sessions");
         this.options = b.build();
     }
 
