@@ -41,9 +41,11 @@ public final class KeyframeMemory implements StreamMemory {
 
     /**
      * Returns where in this message a receiver skipped forward may start: the keyframe's packet
-     * when it begins in this message; 0 for every message of a stream that is not MPEG-TS (any
-     * message is a start there); -1 otherwise, including a keyframe whose packet began in an
-     * earlier message (a skip then goes to another keyframe).
+     * when it begins in this message; 0 for every message of a stream that is not MPEG-TS, or in
+     * which no keyframe has been found (a codec whose keyframes cannot be told, or none yet): any
+     * message is a start there, so a receiver that fell behind goes on from the newest rather than
+     * wait, dark, for a keyframe that may never be recognised; -1 otherwise, including a keyframe
+     * whose packet began in an earlier message (a skip then goes to another keyframe).
      */
     @Override
     public int record(Object publisher, boolean text, ByteBuf payload) {
@@ -53,7 +55,7 @@ public final class KeyframeMemory implements StreamMemory {
         Stream s = streams.computeIfAbsent(publisher, p -> new Stream(maxBytes));
         int offset = s.tracker.feed(payload);
         s.gop.add(payload, offset);
-        if (s.tracker.state() == RandomAccessTracker.State.NOT_MPEG_TS) {
+        if (s.tracker.state() == RandomAccessTracker.State.NOT_MPEG_TS || s.tracker.randomAccessPoints() == 0) {
             return 0;
         }
         return offset == RandomAccessTracker.NONE || offset < 0 ? -1 : offset;

@@ -142,6 +142,7 @@ final class Inbox {
         if (s == null) {
             s = new In(e.stream);
             s.own = own.contains(e.stream);
+            s.heardNanos = now;
             streams.put(e.stream, s);
         }
         if (s.own) {
@@ -285,6 +286,8 @@ final class Inbox {
             case LinkControl.HELLO -> publisher.publish(ackSubject, AckLine.present(receiver, node));
             case LinkControl.LOST -> {
                 In s = streams.get(c.stream);
+                // Remembered while the sender says it again (it does, for the timeout): applied once.
+                s.heardNanos = now;
                 if (!s.broken) {
                     apply(s, c.verdict);
                 }

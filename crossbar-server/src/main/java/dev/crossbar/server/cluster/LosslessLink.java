@@ -31,12 +31,14 @@ import org.slf4j.LoggerFactory;
  * <p>A verdict closes, on every node, every member that receives the topic, and on the node whose
  * stream lost the messages, those that send on it too: there with
  * {@link RemoteDelivery#broken}, elsewhere through a {@link LinkControl#LOST} record on the topic's
- * subject (to receiving nodes) or an {@link AckLine#LOST} line on its ack subject (to the sending
- * node). The loss is given up on, with a verdict, when the sending node's link is down past
- * {@code --nats-lossless-timeout} (what it kept is dropped), when a message does not fit the bound,
- * when a receiver asks for a message no longer kept (it was away past the timeout), when a receiver
- * missed the first messages it was owed, and, on a receiving node, when a sender went silent past
- * the timeout while it had messages unacknowledged (its node died, or the link stayed down).
+ * subject (to receiving nodes; a sender's verdict is said again at each heartbeat, while the link is
+ * up, for as long as the timeout, so a record lost with a failing link still reaches them) or an
+ * {@link AckLine#LOST} line on its ack subject (to the sending node). The loss is given up on, with
+ * a verdict, when the sending node's link is down past {@code --nats-lossless-timeout} (what it
+ * kept is dropped), when a message does not fit the bound, when a receiver asks for a message no
+ * longer kept (it was away past the timeout), when a receiver missed the first messages it was
+ * owed, and, on a receiving node, when a sender went silent past the timeout while it had messages
+ * unacknowledged (its node died, or the link stayed down).
  *
  * <p>Engine thread only, except {@link #heldBytes()} (any thread) and the ack subject's handlers
  * (the NATS dispatcher thread), which parse and queue the work for the engine.
@@ -180,8 +182,12 @@ final class LosslessLink {
     void verdict(Outbox o, long after, long count, boolean atLeast, String why) {
         Verdict v = new Verdict(o.id, after, count, atLeast, why);
         stats.recordLosslessLost(count);
-        publish(o.subject, LinkControl.lost(v, o.seq, o.keyBytes));
+        byte[] record = LinkControl.lost(v, o.seq, o.keyBytes);
+        boolean said = publish(o.subject, record);
         applyHere(o, v);
+        // Said again at each heartbeat of the link's next timeout's worth: a receiving node applies it
+        // once. Until it has been said once, the new stream waits behind it (see Outbox#repeat).
+        o.repeat(record, timeoutNanos / HEARTBEAT_NANOS, said);
     }
 
     private void applyHere(Outbox o, Verdict v) {
@@ -296,8 +302,9 @@ final class LosslessLink {
 
     // ---- for the outboxes ----
 
-    void publish(String subject, byte[] data) {
-        publisher.publish(subject, data);
+    /** Publishes on the node's connection; false if the connection did not take it. */
+    boolean publish(String subject, byte[] data) {
+        return publisher.publish(subject, data);
     }
 
     void held(long delta) {

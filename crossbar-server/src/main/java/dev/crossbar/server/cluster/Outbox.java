@@ -44,6 +44,17 @@ final class Outbox {
     /** Heartbeats saying all is acknowledged sent after the last sender left, before the outbox goes. */
     static final int ENDING_TAILS = 3;
 
+    /** A verdict's record, and how many more heartbeats (while the link is up) say it again. */
+    private static final class Said {
+        final byte[] record;
+        long times;
+
+        Said(byte[] record, long times) {
+            this.record = record;
+            this.times = times;
+        }
+    }
+
     /** One message as published: its NATS messages, kept to be published again. */
     private record Held(long seq, byte[][] chunks, long cost) {
     }
@@ -82,7 +93,17 @@ final class Outbox {
     private long resentFrom = Long.MAX_VALUE;
     private long resentAtNanos;
     private long lastTailNanos;
+    /** Ending heartbeats still to say; -1 once said (the outbox stays only for {@link #verdicts}). */
     private int endingTails;
+    /**
+     * Verdicts on this topic's earlier streams, said again: the first time may have gone into a
+     * link that was failing (a full buffer, a server that died), and a receiving node that never
+     * hears it would leave its clients waiting with a hole, told nothing.
+     */
+    private final ArrayDeque<Said> verdicts = new ArrayDeque<>();
+    private long lastVerdictNanos;
+    /** A verdict the connection has not taken yet: the stream's messages wait behind it. */
+    private boolean unsaid;
     /** Until then the stream's messages are kept even with no receiver known ({@link #PRESENCE_GRACE_NANOS}). */
     private long graceUntilNanos;
 
@@ -138,7 +159,7 @@ final class Outbox {
                 }
             }
         }
-        if (connected || peers.isEmpty()) {
+        if (connected && !unsaid || peers.isEmpty()) {
             // Unconnected with nobody to keep it for: the client's reconnect buffer, as for any stream.
             for (byte[] chunk : chunks) {
                 link.publish(subject, chunk);
@@ -236,8 +257,8 @@ final class Outbox {
         }
         resentFrom = from;
         resentAtNanos = now;
-        if (!connected) {
-            return; // all of it goes again when the link is back
+        if (!connected || unsaid) {
+            return; // all of it goes again when the link is back, or behind the verdict once said
         }
         long messages = 0;
         for (Held h : held) {
@@ -297,7 +318,8 @@ final class Outbox {
      * {@code timeoutNanos}, sends again what a receiver still heard from has not acknowledged
      * within its wait, and says the stream's tail every {@code heartbeatNanos}.
      *
-     * @return false when the outbox is done: no senders, nothing kept, its last heartbeats sent
+     * @return false when the outbox is done: no senders, nothing kept, its last heartbeats sent and
+     *         its verdicts said
      */
     boolean tick(LosslessLink link, long now, long upSince, long timeoutNanos, long heartbeatNanos) {
         boolean forgot = false;
@@ -334,18 +356,54 @@ final class Outbox {
             endingTails = ENDING_TAILS;
             lastTailNanos = 0; // say it at once
         }
-        if ((!peers.isEmpty() || done) && now - lastTailNanos >= heartbeatNanos) {
+        sayVerdictsAgain(link, now, heartbeatNanos);
+        if (endingTails >= 0 && !unsaid && (!peers.isEmpty() || done) && now - lastTailNanos >= heartbeatNanos) {
             lastTailNanos = now;
             link.publish(subject, LinkControl.tail(id, seq, done, link.nodeName(), keyBytes));
             if (done && --endingTails == 0) {
-                return false;
+                endingTails = -1;
             }
         }
-        return true;
+        return endingTails != -1 || !verdicts.isEmpty();
+    }
+
+    /**
+     * Says {@code record} (a verdict's) again at the next tick while the link is up, then at each
+     * heartbeat, {@code times} times in all. If the connection did not take it the first time
+     * ({@code said} false: its buffer was full, or it was between servers), what the new stream
+     * sends meanwhile is kept, not published, until it has been said: receiving nodes hear of the
+     * loss before anything sent after it.
+     */
+    void repeat(byte[] record, long times, boolean said) {
+        verdicts.addLast(new Said(record, times));
+        unsaid |= !said;
+    }
+
+    private void sayVerdictsAgain(LosslessLink link, long now, long heartbeatNanos) {
+        if (verdicts.isEmpty() || !unsaid && now - lastVerdictNanos < heartbeatNanos) {
+            return;
+        }
+        lastVerdictNanos = now;
+        boolean said = true;
+        for (Said v : verdicts) {
+            said &= link.publish(subject, v.record);
+            v.times--;
+        }
+        verdicts.removeIf(v -> v.times <= 0);
+        if (unsaid && said) {
+            unsaid = false;
+            Held first = held.peekFirst();
+            if (first != null) {
+                resend(link, true, first.seq, now, "every receiver", true);
+            }
+        }
     }
 
     /** The link is back: everything kept goes again, from the first. */
     void linkBack(LosslessLink link, long now) {
+        if (unsaid) {
+            sayVerdictsAgain(link, now, 0); // first; what is kept follows once it is taken
+        }
         Held first = held.peekFirst();
         if (first != null) {
             resend(link, true, first.seq, now, "a receiver", true);

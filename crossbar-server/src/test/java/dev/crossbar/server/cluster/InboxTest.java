@@ -170,6 +170,19 @@ class InboxTest {
     }
 
     @Test
+    void aVerdictSaidAgainOnAStreamNeverSeenHereClosesOnceWhileTheSenderRepeatsIt() {
+        // The sender's first record was lost with a failing link: this node heard of the stream only
+        // through the verdict, said again each heartbeat for the timeout.
+        Verdict v = new Verdict(STREAM, 0, 7, false, "node-a: over --nats-max-pending for other nodes");
+        for (int i = 0; i < 6; i++) {
+            record(LinkControl.lost(v, 7, null));
+            inbox.tick(now);
+            now += TIMEOUT / 4;
+        }
+        assertEquals(List.of("receivers: " + v.reason()), broken, "once, not again for each repeat");
+    }
+
+    @Test
     void thisNodesOwnStreamComingBackIsNeverDelivered() {
         own.add(STREAM);
         send(1);

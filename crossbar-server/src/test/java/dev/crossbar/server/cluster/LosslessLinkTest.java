@@ -34,6 +34,8 @@ class LosslessLinkTest {
     private final List<String> broken = new ArrayList<>();
     /** What was published: "m<seq>" for a message's chunk, "tail <last> <ended>", "hello", "lost <reason>". */
     private final List<String> published = new ArrayList<>();
+    /** How many verdict records the connection refuses next (a full buffer, between servers). */
+    private int refuseVerdicts;
     private final LosslessLink link = new LosslessLink("node-a", stats, new WarnOnce(LoggerFactory.getLogger("test")),
             TIMEOUT, Runnable::run, (subject, data) -> {
                 Envelope e = Envelope.parse(data);
@@ -42,6 +44,10 @@ class LosslessLinkTest {
                     published.add("m" + e.seq);
                 } else {
                     LinkControl c = LinkControl.parse(e, data);
+                    if (c.kind == LinkControl.LOST && refuseVerdicts > 0) {
+                        refuseVerdicts--;
+                        return false; // the connection did not take it
+                    }
                     published.add(switch (c.kind) {
                         case LinkControl.TAIL -> "tail " + c.last + " " + c.ended;
                         case LinkControl.HELLO -> "hello";
@@ -181,6 +187,41 @@ class LosslessLinkTest {
         link.overflow(KEY);
         assertEquals(List.of("senders and receivers: lost 1 after 2: node-a: over --nats-max-pending for other nodes"),
                 broken);
+    }
+
+    @Test
+    void aVerdictIsSaidAgainAtEachHeartbeatForTheTimeoutWhileTheLinkIsUp() {
+        line(AckLine.present(1, "node-b"));
+        send(2);
+        link.overflow(KEY);
+        link.listen(KEY, false, now); // the publisher was closed by the verdict
+        java.util.function.Predicate<String> lost = p -> p.startsWith("lost ") && p.endsWith("over --nats-max-pending for other nodes");
+        assertEquals(1, published.stream().filter(lost).count());
+        published.clear();
+        link.tick(false, 0, now, now + LosslessLink.HEARTBEAT_NANOS);
+        assertEquals(List.of(), published, "not while the link is down");
+        for (int i = 1; i <= 8; i++) {
+            link.tick(true, now, 0, now + i * LosslessLink.HEARTBEAT_NANOS + MS);
+        }
+        long times = TIMEOUT / LosslessLink.HEARTBEAT_NANOS;
+        assertEquals(times, published.stream().filter(lost).count(), published.toString());
+        assertFalse(link.active(), "the outbox went once its verdict was said and its stream's end too");
+    }
+
+    @Test
+    void aVerdictTheConnectionRefusedIsSaidBeforeAnythingTheNewStreamSends() {
+        line(AckLine.present(1, "node-b"));
+        send(2);
+        refuseVerdicts = 2;
+        link.overflow(KEY);
+        published.clear();
+        send(2); // the publisher, not yet closed, goes on writing: the new stream's messages 1 and 2
+        assertEquals(List.of(), published, "kept behind the verdict");
+        link.tick(true, now, 0, now + 30 * MS);
+        assertEquals(List.of(), published, "refused again: still kept");
+        link.tick(true, now, 0, now + 60 * MS);
+        assertTrue(published.get(0).startsWith("lost "), published.toString());
+        assertEquals(List.of("m1", "m2"), published.subList(1, 3), "then the new stream, in order");
     }
 
     @Test

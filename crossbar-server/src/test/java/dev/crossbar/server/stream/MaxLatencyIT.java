@@ -179,13 +179,47 @@ class MaxLatencyIT {
     @Test
     @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
     void onAStreamWithoutKeyframesStaleMessagesAreDropped() throws Exception {
+        staleMessagesSkippedInOrder("/feed/1", 1000, i -> {
+            byte[] m = new byte[1000];
+            ByteBuffer.wrap(m).putInt(i);
+            return m;
+        }, m -> ByteBuffer.wrap(m).getInt());
+    }
+
+    /**
+     * MPEG-TS video whose keyframes cannot be told (a codec the relay does not read, without
+     * random_access_indicator): a viewer that fell behind goes on from the newest message, as on a
+     * stream that is not video, rather than wait, dark, for a keyframe that never comes.
+     */
+    @Test
+    @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void onVideoWhoseKeyframesCannotBeToldAViewerBehindGoesOnFromTheNewest() throws Exception {
+        int size = 5 * TsStream.PACKET;
+        staleMessagesSkippedInOrder("/vid/unknown-codec", size, i -> {
+            byte[] m = new byte[size];
+            java.util.Arrays.fill(m, (byte) 0xFF);
+            for (int at = 0; at < size; at += TsStream.PACKET) {
+                m[at] = 0x47;
+                m[at + 1] = (byte) (at == 0 ? 0x41 : 0x01); // PID 0x100, a PES starts in the first
+                m[at + 2] = 0x00;
+                m[at + 3] = (byte) (0x10 | ((5 * i + at / TsStream.PACKET) & 0x0F));
+            }
+            // A video PES (stream_id 0xE0) whose content is no keyframe any codec check knows.
+            System.arraycopy(new byte[] {0, 0, 1, (byte) 0xE0, 0, 0, (byte) 0x80, 0, 0}, 0, m, 4, 9);
+            ByteBuffer.wrap(m, size - 4, 4).putInt(i);
+            return m;
+        }, m -> ByteBuffer.wrap(m, m.length - 4, 4).getInt());
+    }
+
+    private void staleMessagesSkippedInOrder(String path, int size, java.util.function.IntFunction<byte[]> message,
+                                             java.util.function.ToIntFunction<byte[]> number) throws Exception {
         int seconds = 10;
         int perSecond = 100;
-        int size = 1000;
-        try (JdkClient pub = JdkClient.connect(relay.ws("/in/feed/1"));
+        String topic = path.substring(1);
+        try (JdkClient pub = JdkClient.connect(relay.ws("/in/" + topic));
              RawClient slow = new RawClient(relay.port(), 2048)) {
-            assertTrue(slow.upgrade("/out/feed/1").startsWith("HTTP/1.1 101"));
-            await("joined", WAIT, () -> members("feed/1") == 2);
+            assertTrue(slow.upgrade("/out/" + topic).startsWith("HTTP/1.1 101"));
+            await("joined", WAIT, () -> members(topic) == 2);
             long start = System.nanoTime();
             long end = start + seconds * 1_000_000_000L;
             long[] sentAt = new long[seconds * perSecond];
@@ -196,7 +230,7 @@ class MaxLatencyIT {
                         if (data.length != size) {
                             throw new AssertionError("a message of " + data.length + " bytes: merged or split");
                         }
-                        seen.add(new long[] {ByteBuffer.wrap(data).getInt(), now});
+                        seen.add(new long[] {number.applyAsInt(data), now});
                     });
             reader.start();
             for (int i = 0; i < sentAt.length; i++) {
@@ -204,8 +238,7 @@ class MaxLatencyIT {
                 if (wait > 0) {
                     Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                 }
-                byte[] m = new byte[size];
-                ByteBuffer.wrap(m).putInt(i);
+                byte[] m = message.apply(i);
                 sentAt[i] = System.nanoTime();
                 pub.sendBinary(m);
             }
