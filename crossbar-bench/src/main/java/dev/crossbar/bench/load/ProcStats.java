@@ -14,17 +14,17 @@ import java.nio.file.Path;
  * @param rssKb    resident set size now (VmRSS)
  * @param hwmKb    peak resident set size over the process's life (VmHWM)
  */
-record ProcStats(long cpuTicks, long rssKb, long hwmKb) {
+public record ProcStats(long cpuTicks, long rssKb, long hwmKb) {
 
     /** USER_HZ: 100 on every Linux architecture this runs on (it is fixed in the kernel ABI). */
     static final int TICKS_PER_SECOND = 100;
 
-    double cpuSeconds() {
+    public double cpuSeconds() {
         return cpuTicks / (double) TICKS_PER_SECOND;
     }
 
     /** Reads {@code pid}'s statistics; {@code pid} "self" works too. */
-    static ProcStats read(String pid) throws IOException {
+    public static ProcStats read(String pid) throws IOException {
         Path dir = Path.of("/proc", pid);
         String stat = Files.readString(dir.resolve("stat"));
         String status = Files.readString(dir.resolve("status"));

@@ -1,0 +1,8 @@
+/**
+ * The cluster soak ({@link dev.crossbar.bench.soak.Soak}): an hour of a campus's mixed traffic across
+ * two Crossbar nodes joined through a two-server NATS cluster, with a fault every few minutes, looking
+ * for silent holes: a message missing at a client that no node counted and no close told it of.
+ * Real processes throughout (the relay's fat jar, Debian's {@code nats-server}), clients on the JDK's
+ * {@code java.net.http.WebSocket}.
+ */
+package dev.crossbar.bench.soak;
