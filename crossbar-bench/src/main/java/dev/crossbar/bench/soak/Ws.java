@@ -19,8 +19,15 @@ import java.util.concurrent.TimeoutException;
  */
 final class Ws implements WebSocket.Listener {
 
-    /** How long a send or a connect may take before the connection is given up as broken. */
+    /** How long a connect may take before it is given up. */
     static final Duration TIMEOUT = Duration.ofSeconds(20);
+    /**
+     * How long a send may wait before the connection is given up as broken: a lossless stream's
+     * publisher is held while the link recovers, up to the relay's lossless timeout (60 s) and the
+     * pings that notice a hung NATS server (30 s); a client giving up sooner would break the
+     * transfer itself.
+     */
+    static final Duration SEND_TIMEOUT = Duration.ofSeconds(120);
 
     /** What a client does with each whole message it receives. */
     interface Sink {
@@ -75,7 +82,7 @@ final class Ws implements WebSocket.Listener {
 
     private void await(CompletableFuture<WebSocket> sent) throws Exception {
         try {
-            sent.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            sent.get(SEND_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             abort();
             throw e;

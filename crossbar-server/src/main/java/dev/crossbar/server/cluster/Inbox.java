@@ -22,10 +22,12 @@ import org.slf4j.LoggerFactory;
  * <p>Per stream, only the next message in order is taken (go-back-N): an earlier one is a
  * duplicate, a later one means some went missing, so it is dropped and the missing one asked for
  * (at most once per {@link #ASK_AGAIN_NANOS}); the sender then sends everything from there again.
- * A stream starts at the first message seen. The sender's heartbeat ({@link LinkControl#TAIL})
- * says its last message, so a loss at the end of a stream is asked for too, and whether the stream
- * ended (its senders left): then it is let go, quietly if every message arrived, with a verdict if
- * not. A stream whose sender is silent for the timeout without having ended (its node died, or a
+ * A stream starts at the first message seen, or, when the sender's hello came first (this
+ * subscription was there as the stream began), at the message after the hello: what was lost
+ * before the first one seen is asked for, not skipped. The sender's heartbeat
+ * ({@link LinkControl#TAIL}) says its last message, so a loss at the end of a stream is asked for
+ * too, and whether the stream ended (its senders left): then it is let go, quietly if every message
+ * arrived, with a verdict if not. A stream whose sender is silent for the timeout without having ended (its node died, or a
  * link stayed down) ends with a verdict: what was sent last may be lost, and its clients must know
  * the stream broke.
  *
@@ -52,6 +54,11 @@ final class Inbox {
         boolean own;
         /** The next message to deliver; 0 before the first. */
         long expected;
+        /**
+         * The first message this subscription is owed, from the sender's hello heard before any
+         * message (it was there when the stream began or came back); 0 when not known.
+         */
+        long owedFrom;
         long first;
         /** The last message known to exist (seen, or said by a heartbeat). */
         long tail;
@@ -166,6 +173,14 @@ final class Inbox {
             return;
         }
         if (s.expected == 0) {
+            if (s.owedFrom > 0 && e.seq > s.owedFrom) {
+                // It heard the stream begin and missed its first messages (a server lost them on
+                // the way): it asks for them rather than start later with a hole.
+                s.expected = s.owedFrom;
+                s.first = s.owedFrom;
+                ask(s, now);
+                return;
+            }
             if (e.part != 0) {
                 return; // the middle of a message: the stream starts at the next one
             }
@@ -283,7 +298,13 @@ final class Inbox {
                     ask(s, now); // in order with the messages: everything before it has been seen
                 }
             }
-            case LinkControl.HELLO -> publisher.publish(ackSubject, AckLine.present(receiver, node));
+            case LinkControl.HELLO -> {
+                In s = streams.get(c.stream);
+                if (s.expected == 0 && s.owedFrom == 0) {
+                    s.owedFrom = c.last + 1; // what the sender sends after it hears the answer is owed
+                }
+                publisher.publish(ackSubject, AckLine.present(receiver, node));
+            }
             case LinkControl.LOST -> {
                 In s = streams.get(c.stream);
                 // Remembered while the sender says it again (it does, for the timeout): applied once.

@@ -183,6 +183,26 @@ class InboxTest {
     }
 
     @Test
+    void aSubscriptionThatHeardTheStreamBeginAsksForItsFirstMessagesRatherThanStartLater() {
+        record(LinkControl.hello(STREAM, 0, null));
+        published.clear();
+        send(3); // 1 and 2 were lost on the way (a server hung with them)
+        assertEquals(List.of(), delivered, "not from 3: it is owed 1 and 2");
+        assertEquals(List.of("crossbar.ack n 5 77 1 node-b"), published, "it asks from 1");
+        send(1);
+        send(2);
+        send(3);
+        assertEquals(List.of("m1", "m2", "m3"), delivered);
+    }
+
+    @Test
+    void withoutTheHelloAStreamStartsAtTheFirstMessageSeen() {
+        send(3);
+        send(4);
+        assertEquals(List.of("m3", "m4"), delivered, "a subscriber that came in the middle");
+    }
+
+    @Test
     void thisNodesOwnStreamComingBackIsNeverDelivered() {
         own.add(STREAM);
         send(1);
