@@ -60,7 +60,7 @@ final class Ledger {
     /** Counts how a connection ended, by its code and the reason's words (numbers left out). */
     synchronized void ended(String role, Ws.Ending e) {
         String reason = e.closeFrame() ? e.code() + " " + e.reason().replaceAll("\\d+", "N")
-                : "broken: " + e.reason().replaceAll("@[0-9a-f]+|\\d+", "N");
+                : "broken: " + e.toString().replaceAll("@[0-9a-f]+|\\d+", "N");
         endings.merge(role + ": " + reason, 1L, Long::sum);
     }
 

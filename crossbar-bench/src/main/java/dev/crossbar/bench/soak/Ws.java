@@ -34,15 +34,19 @@ final class Ws implements WebSocket.Listener {
         void message(byte[] payload, boolean text);
     }
 
-    /** How a connection ended: a close frame's code and reason, or -1 and the error. */
+    /**
+     * How a connection ended: a close frame's code and reason, or -1 and the error. The JDK client
+     * reports a connection that ended without a close frame as 1006, a code no close frame carries.
+     */
     record Ending(int code, String reason) {
         boolean closeFrame() {
-            return code >= 0;
+            return code >= 0 && code != 1006;
         }
 
         @Override
         public String toString() {
-            return code < 0 ? "broken (" + reason + ")" : code + " \"" + reason + "\"";
+            return !closeFrame() ? "broken (" + (code < 0 ? reason : code + " without a close frame") + ")"
+                    : code + " \"" + reason + "\"";
         }
     }
 

@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * before the first one seen is asked for, not skipped. The sender's heartbeat
  * ({@link LinkControl#TAIL}) says its last message, so a loss at the end of a stream is asked for
  * too, and whether the stream ended (its senders left): then it is let go, quietly if every message
- * arrived, with a verdict if not. A stream whose sender is silent for the timeout without having ended (its node died, or a
- * link stayed down) ends with a verdict: what was sent last may be lost, and its clients must know
- * the stream broke.
+ * arrived, with a verdict if not. A stream whose sender is silent for the timeout without having
+ * ended (its node died, or a link stayed down) ends with a verdict if this subscription delivered
+ * some of it or heard it begin: what was sent last may be lost, and its clients must know the
+ * stream broke.
  *
  * <p>Not thread-safe: the owning {@link TopicSubscription} calls it under its lock (the NATS
  * dispatcher thread for messages, the broker's engine for timers). Ownership: the payload handed to
@@ -339,8 +340,11 @@ final class Inbox {
                 ack(s);
             }
             if (now - s.heardNanos > timeoutNanos) {
-                if (!s.broken && s.expected > 0 && !s.ended) {
-                    verdict(s, s.delivered(), s.tail - s.delivered(), true,
+                // Owed something: it delivered some of the stream, or heard it begin (its node may
+                // have died before a message got here, or with them in a server that hung).
+                if (!s.broken && (s.expected > 0 || s.owedFrom > 0) && !s.ended) {
+                    long after = s.expected > 0 ? s.delivered() : s.owedFrom - 1;
+                    verdict(s, after, Math.max(0, s.tail - after), true,
                             s.origin + " silent for " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + "s");
                 }
                 abandon(s);

@@ -149,6 +149,24 @@ class InboxTest {
     }
 
     @Test
+    void aSenderThatDiesAsItsStreamBeginsIsAVerdictForASubscriptionThatHeardItBegin() {
+        // Its node died a moment into a transfer: the hello and a heartbeat came, no message did.
+        record(LinkControl.hello(STREAM, 0, null));
+        record(LinkControl.tail(STREAM, 3, false, "node-a", null));
+        now += TIMEOUT + 1;
+        inbox.tick(now);
+        assertEquals(List.of("receivers: lost 3+ after 0: node-b: node-a silent for 4s"), broken);
+    }
+
+    @Test
+    void aStreamOnlyHeardOfInPassingIsLetGoQuietly() {
+        record(LinkControl.tail(STREAM, 3, false, "node-a", null)); // a heartbeat, before this subscriber
+        now += TIMEOUT + 1;
+        inbox.tick(now);
+        assertEquals(List.of(), broken);
+    }
+
+    @Test
     void aSenderSilentPastTheTimeoutWithoutEndingIsAVerdictThatMoreMayBeLost() {
         send(1);
         record(LinkControl.tail(STREAM, 1, false, "node-a", null));
