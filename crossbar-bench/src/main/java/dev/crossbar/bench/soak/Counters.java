@@ -186,6 +186,9 @@ final class Counters {
         Ledger l = cluster.ledger();
         cluster.log("summary: counters over both nodes and all their starts: " + totals);
         cluster.log("summary: how connections ended (besides leaving on purpose): " + l.endings());
+        for (String c : l.corruptSamples()) {
+            cluster.log("summary: a corrupt message: " + c);
+        }
         long holes = silentHoles();
         cluster.log(String.format("summary: live messages missing %d (video %d, data %d), counted lost by the nodes %.0f;"
                         + " out of order %d, corrupt %d; files: %d complete, %d cut, %d told, %d broken, %d silent;"

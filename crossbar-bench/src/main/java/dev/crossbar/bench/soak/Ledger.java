@@ -44,6 +44,8 @@ final class Ledger {
     final AtomicLong fileMessages = new AtomicLong();
 
     private final Map<String, Set<Long>> missingByStream = new HashMap<>();
+    /** What the first corrupt messages looked like, for whoever finds the cause. */
+    private final java.util.List<String> corruptSamples = new java.util.ArrayList<>();
     private final Map<String, Long> endings = new TreeMap<>();
 
     /** Records numbers {@code from} (inclusive) to {@code to} (exclusive) of {@code l}'s stream as missing on {@code node}. */
@@ -62,6 +64,31 @@ final class Ledger {
         String reason = e.closeFrame() ? e.code() + " " + e.reason().replaceAll("\\d+", "N")
                 : "broken: " + e.toString().replaceAll("@[0-9a-f]+|\\d+", "N");
         endings.merge(role + ": " + reason, 1L, Long::sum);
+    }
+
+    /** Keeps a description of a corrupt message (the first {@value #SAMPLES}). */
+    synchronized void corrupt(Flow flow, int node, byte[] payload, boolean text) {
+        flow.corrupt.incrementAndGet();
+        if (corruptSamples.size() < SAMPLES) {
+            StringBuilder b = new StringBuilder(flow == video ? "video" : "data").append(" on node ").append(node)
+                    .append(text ? ", text, " : ", binary, ").append(payload.length).append(" bytes (")
+                    .append(payload.length % VideoFrames.PACKET).append(" over whole packets), first bytes ")
+                    .append(java.util.HexFormat.of().formatHex(payload, 0, Math.min(16, payload.length)));
+            if (!text && payload.length >= VideoFrames.PACKET) {
+                java.nio.ByteBuffer tail = java.nio.ByteBuffer.wrap(payload, payload.length - VideoFrames.PACKET, 20);
+                b.append(", last packet ").append(java.util.HexFormat.of().formatHex(payload,
+                        payload.length - VideoFrames.PACKET, payload.length - VideoFrames.PACKET + 4));
+                tail.position(tail.position() + 4);
+                b.append(" label? ").append(tail.getInt()).append('/').append(tail.getInt()).append('/').append(tail.getLong());
+            }
+            corruptSamples.add(b.toString());
+        }
+    }
+
+    static final int SAMPLES = 10;
+
+    synchronized java.util.List<String> corruptSamples() {
+        return java.util.List.copyOf(corruptSamples);
     }
 
     synchronized Map<String, Long> endings() {

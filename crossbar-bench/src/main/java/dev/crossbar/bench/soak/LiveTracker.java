@@ -32,7 +32,7 @@ final class LiveTracker implements Ws.Sink {
         Label l = flow == ledger.video ? (text ? null : VideoFrames.read(payload))
                 : (text ? DataTexts.read(new String(payload, StandardCharsets.UTF_8)) : null);
         if (l == null) {
-            flow.corrupt.incrementAndGet();
+            ledger.corrupt(flow, node, payload, text);
             return;
         }
         flow.received.incrementAndGet();
