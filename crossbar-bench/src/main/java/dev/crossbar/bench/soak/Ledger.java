@@ -1,7 +1,11 @@
 package dev.crossbar.bench.soak;
 
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -29,6 +33,9 @@ final class Ledger {
         final AtomicLong corrupt = new AtomicLong();
     }
 
+    /** Corrupt messages described, for whoever looks for the cause. */
+    static final int SAMPLES = 10;
+
     final Flow video = new Flow();
     final Flow data = new Flow();
     /** Lossless files: per receiver, how each transfer ended. */
@@ -45,7 +52,7 @@ final class Ledger {
 
     private final Map<String, Set<Long>> missingByStream = new HashMap<>();
     /** What the first corrupt messages looked like, for whoever finds the cause. */
-    private final java.util.List<String> corruptSamples = new java.util.ArrayList<>();
+    private final List<String> corruptSamples = new ArrayList<>();
     private final Map<String, Long> endings = new TreeMap<>();
 
     /** Records numbers {@code from} (inclusive) to {@code to} (exclusive) of {@code l}'s stream as missing on {@code node}. */
@@ -73,10 +80,10 @@ final class Ledger {
             StringBuilder b = new StringBuilder(flow == video ? "video" : "data").append(" on node ").append(node)
                     .append(text ? ", text, " : ", binary, ").append(payload.length).append(" bytes (")
                     .append(payload.length % VideoFrames.PACKET).append(" over whole packets), first bytes ")
-                    .append(java.util.HexFormat.of().formatHex(payload, 0, Math.min(16, payload.length)));
+                    .append(HexFormat.of().formatHex(payload, 0, Math.min(16, payload.length)));
             if (!text && payload.length >= VideoFrames.PACKET) {
-                java.nio.ByteBuffer tail = java.nio.ByteBuffer.wrap(payload, payload.length - VideoFrames.PACKET, 20);
-                b.append(", last packet ").append(java.util.HexFormat.of().formatHex(payload,
+                ByteBuffer tail = ByteBuffer.wrap(payload, payload.length - VideoFrames.PACKET, 20);
+                b.append(", last packet ").append(HexFormat.of().formatHex(payload,
                         payload.length - VideoFrames.PACKET, payload.length - VideoFrames.PACKET + 4));
                 tail.position(tail.position() + 4);
                 b.append(" label? ").append(tail.getInt()).append('/').append(tail.getInt()).append('/').append(tail.getLong());
@@ -85,10 +92,8 @@ final class Ledger {
         }
     }
 
-    static final int SAMPLES = 10;
-
-    synchronized java.util.List<String> corruptSamples() {
-        return java.util.List.copyOf(corruptSamples);
+    synchronized List<String> corruptSamples() {
+        return List.copyOf(corruptSamples);
     }
 
     synchronized Map<String, Long> endings() {
