@@ -93,11 +93,14 @@ async function stopRelay(relay) {
   if ((await Promise.race([relay.exited, timeout])) === 'timeout') relay.proc.kill('SIGKILL');
 }
 
-function client(port, p, agent, bearer) {
+// onMessage is attached before the socket opens: a message that arrives with the upgrade's answer
+// (a session's waiting messages do) is read before a caller awaiting 'open' could listen.
+function client(port, p, agent, bearer, onMessage) {
   return new Promise((resolve, reject) => {
     const headers = { 'User-Agent': agent };
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
     const ws = new WebSocket(`ws://127.0.0.1:${port}${p}`, { headers });
+    if (onMessage) ws.on('message', (data, binary) => onMessage(ws, data, binary));
     ws.on('open', () => resolve(ws));
     ws.on('error', reject);
   });
@@ -129,8 +132,8 @@ describe('/stats page in headless Chromium', () => {
     host.on('message', async (data) => {
       const offer = JSON.parse(data);
       if (offer.type !== 'session') return;
-      const session = await client(port, offer.session, 'shell-host-session');
-      session.on('message', (d, binary) => session.send(d, { binary }));
+      const session = await client(port, offer.session, 'shell-host-session', undefined,
+        (ws, d, binary) => ws.send(d, { binary }));
       sockets.push(session);
     });
     sockets.push(host);
