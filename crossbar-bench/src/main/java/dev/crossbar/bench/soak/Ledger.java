@@ -1,6 +1,10 @@
 package dev.crossbar.bench.soak;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -38,6 +42,8 @@ final class Ledger {
 
     final Flow video = new Flow();
     final Flow data = new Flow();
+    /** Video read by {@link RawViewer}s (the storm's check on the JDK's client). */
+    final Flow rawVideo = new Flow();
     /** Lossless files: per receiver, how each transfer ended. */
     final AtomicLong filesComplete = new AtomicLong();
     /** A receiver told by a close frame (4010 with what was lost, or another code) before it had all. */
@@ -54,6 +60,16 @@ final class Ledger {
     /** What the first corrupt messages looked like, for whoever finds the cause. */
     private final List<String> corruptSamples = new ArrayList<>();
     private final Map<String, Long> endings = new TreeMap<>();
+    /** Where the sampled corrupt messages are written whole ({@code corrupt-N.bin}), or null. */
+    private final Path dumps;
+
+    Ledger() {
+        this(null);
+    }
+
+    Ledger(Path dumps) {
+        this.dumps = dumps;
+    }
 
     /** Records numbers {@code from} (inclusive) to {@code to} (exclusive) of {@code l}'s stream as missing on {@code node}. */
     synchronized void missing(Flow flow, int node, Label l, long from, long to) {
@@ -77,7 +93,9 @@ final class Ledger {
     synchronized void corrupt(Flow flow, int node, byte[] payload, boolean text) {
         flow.corrupt.incrementAndGet();
         if (corruptSamples.size() < SAMPLES) {
-            StringBuilder b = new StringBuilder(flow == video ? "video" : "data").append(" on node ").append(node)
+            // The wall clock, to set beside the nodes' logs.
+            StringBuilder b = new StringBuilder(Instant.now().toString()).append(' ')
+                    .append(flow == video ? "video" : flow == rawVideo ? "raw video" : "data").append(" on node ").append(node)
                     .append(text ? ", text, " : ", binary, ").append(payload.length).append(" bytes (")
                     .append(payload.length % VideoFrames.PACKET).append(" over whole packets), first bytes ")
                     .append(HexFormat.of().formatHex(payload, 0, Math.min(16, payload.length)));
@@ -87,6 +105,15 @@ final class Ledger {
                         payload.length - VideoFrames.PACKET, payload.length - VideoFrames.PACKET + 4));
                 tail.position(tail.position() + 4);
                 b.append(" label? ").append(tail.getInt()).append('/').append(tail.getInt()).append('/').append(tail.getLong());
+            }
+            if (dumps != null) {
+                Path f = dumps.resolve("corrupt-" + corruptSamples.size() + ".bin");
+                try {
+                    Files.write(f, payload);
+                    b.append(", whole in ").append(f.getFileName());
+                } catch (IOException e) {
+                    b.append(", not written: ").append(e);
+                }
             }
             corruptSamples.add(b.toString());
         }

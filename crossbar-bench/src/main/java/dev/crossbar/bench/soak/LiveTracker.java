@@ -29,7 +29,7 @@ final class LiveTracker implements Ws.Sink {
      */
     @Override
     public void message(byte[] payload, boolean text) {
-        Label l = flow == ledger.video ? (text ? null : VideoFrames.read(payload))
+        Label l = flow == ledger.video || flow == ledger.rawVideo ? (text ? null : VideoFrames.read(payload))
                 : (text ? DataTexts.read(new String(payload, StandardCharsets.UTF_8)) : null);
         if (l == null) {
             ledger.corrupt(flow, node, payload, text);

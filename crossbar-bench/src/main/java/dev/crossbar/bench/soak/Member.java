@@ -1,5 +1,6 @@
 package dev.crossbar.bench.soak;
 
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -21,17 +22,20 @@ final class Member {
     private final String path;
     private final IntFunction<Ws.Sink> sinkForNode;
     private final long reads;
+    /** Reads with a {@link RawViewer} (a viewer, which never sends) rather than the JDK's client. */
+    private final boolean raw;
     private volatile int node;
-    private volatile Ws ws;
+    private volatile Client client;
     private volatile int epoch;
     private long seq;
 
     /**
      * @param sinkForNode what receives its messages, given the node it is on; null for a sender only
      * @param reads       messages read before it stops reading (a stalled viewer), else Long.MAX_VALUE
+     * @param raw         a viewer read with a {@link RawViewer}
      */
     Member(String role, int stream, Soak.Cluster cluster, int node, String path, IntFunction<Ws.Sink> sinkForNode,
-           long reads) {
+           long reads, boolean raw) {
         this.role = role;
         this.stream = stream;
         this.cluster = cluster;
@@ -39,6 +43,7 @@ final class Member {
         this.path = path;
         this.sinkForNode = sinkForNode;
         this.reads = reads;
+        this.raw = raw;
     }
 
     void connect() {
@@ -48,13 +53,14 @@ final class Member {
         int on = node;
         Ws.Sink sink = sinkForNode == null ? (payload, text) -> { } : sinkForNode.apply(on);
         try {
-            Ws w = Ws.connect(cluster.http(), cluster.node(on).ws(path), sink, reads);
+            URI uri = cluster.node(on).ws(path);
+            Client w = raw ? new RawViewer(uri, sink, reads) : Ws.connect(cluster.http(), uri, sink, reads);
             synchronized (this) {
                 epoch++;
                 seq = 0;
-                ws = w;
+                client = w;
             }
-            w.ended.thenAccept(e -> {
+            w.ended().thenAccept(e -> {
                 if (!e.reason().equals("aborted by the client")) {
                     cluster.ledger().ended(role, e);
                 }
@@ -72,10 +78,15 @@ final class Member {
         }
     }
 
+    /** The node it connects to. */
+    int node() {
+        return node;
+    }
+
     /** Leaves (drops its connection without a close, as a closed laptop) and comes back on {@code toNode}. */
     void leaveAndReturn(int toNode) {
         node = toNode;
-        Ws w = ws;
+        Client w = client;
         if (w != null && w.open()) {
             w.abort();
         }
@@ -95,10 +106,10 @@ final class Member {
         Ws w;
         Label l;
         synchronized (this) {
-            w = ws;
-            if (w == null || !w.open()) {
+            if (!(client instanceof Ws c) || !c.open()) {
                 return;
             }
+            w = c;
             l = new Label(stream, epoch, seq);
         }
         try {
@@ -111,7 +122,7 @@ final class Member {
             return; // its node died or froze: the connection's end reconnects it
         }
         synchronized (this) {
-            if (ws == w) {
+            if (client == w) {
                 seq++;
             }
         }

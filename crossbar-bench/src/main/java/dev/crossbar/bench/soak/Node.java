@@ -41,12 +41,13 @@ final class Node implements AutoCloseable {
             "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:TrimNativeHeapInterval=5000",
             "-Dio.netty.leakDetection.level=disabled");
 
-    Node(Path dir, String name, int port, Path jar, List<String> flags) {
+    Node(Path dir, String name, int port, Path jar, List<String> jvmOptions, List<String> flags) {
         this.name = name;
         this.port = port;
         this.log = dir.resolve(name + ".log").toFile();
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
         cmd.addAll(JVM_FLAGS);
+        cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-jar", jar.toString(), "--listen", "127.0.0.1:" + port, "--node-name", name));
         cmd.addAll(flags);
         this.command = List.copyOf(cmd);

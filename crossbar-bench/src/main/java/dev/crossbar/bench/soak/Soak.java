@@ -67,26 +67,35 @@ public final class Soak implements Callable<Integer> {
     @Option(names = "--nats-server", defaultValue = "nats-server", description = "The nats-server executable (default ${DEFAULT-VALUE}).")
     String natsServer;
 
+    @Option(names = "--node-jvm-option", description = "A JVM option added to both nodes' (repeatable), e.g. "
+            + "-Dio.netty.recycler.maxCapacityPerThread=0 while looking for a buffer released twice.")
+    List<String> nodeJvmOptions = new ArrayList<>();
+
     @Option(names = "--out", defaultValue = "soak-results", description = "Directory for logs and soak.jsonl (default ${DEFAULT-VALUE}).")
     Path out;
 
     /** What the soak's clients share: the nodes, the ledger, the timers. */
     static final class Cluster {
         private final Node[] nodes;
-        private final Ledger ledger = new Ledger();
+        private final Ledger ledger;
         private final HttpClient http = HttpClient.newHttpClient();
         private final ScheduledExecutorService timer = Executors.newScheduledThreadPool(4, daemons("soak-timer"));
         private final long startNanos = System.nanoTime();
         private final PrintWriter events;
         private volatile boolean running = true;
 
-        Cluster(Node[] nodes, PrintWriter events) {
+        Cluster(Node[] nodes, PrintWriter events, Path out) {
             this.nodes = nodes;
+            this.ledger = new Ledger(out);
             this.events = events;
         }
 
         Node node(int i) {
             return nodes[i];
+        }
+
+        int nodeCount() {
+            return nodes.length;
         }
 
         Ledger ledger() {
@@ -103,6 +112,11 @@ public final class Soak implements Callable<Integer> {
 
         boolean running() {
             return running;
+        }
+
+        /** The clients stop coming back. */
+        void stop() {
+            running = false;
         }
 
         double minutes() {
@@ -135,10 +149,10 @@ public final class Soak implements Callable<Integer> {
             for (int i = 0; i < 2; i++) {
                 List<String> flags = new ArrayList<>(List.of("--nats", nats.url(i) + "," + nats.url(1 - i)));
                 flags.addAll(routes);
-                nodes[i] = new Node(out, "node-" + (char) ('a' + i), ports.get(i), jar, flags);
+                nodes[i] = new Node(out, "node-" + (char) ('a' + i), ports.get(i), jar, nodeJvmOptions, flags);
                 nodes[i].start();
             }
-            Cluster c = new Cluster(nodes, events);
+            Cluster c = new Cluster(nodes, events, out);
             try {
                 c.log("started: nodes on ports " + ports + ", NATS " + nats.url(0) + " " + nats.url(1) + "; "
                         + cameras + " cameras x " + viewers + " viewers, " + topics + " data topics x 2, a "

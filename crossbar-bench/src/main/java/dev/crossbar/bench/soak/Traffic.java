@@ -49,13 +49,13 @@ final class Traffic {
         for (int i = 0; i <= cameras; i++) {
             boolean stalled = i == cameras; // one more camera, whose one viewer stops reading
             String name = stalled ? "stalled" : "c" + i;
-            Member publisher = new Member("camera", i, cluster, i % 2, "/in/cam/" + name, null, Long.MAX_VALUE);
+            Member publisher = new Member("camera", i, cluster, i % 2, "/in/cam/" + name, null, Long.MAX_VALUE, false);
             all.add(publisher);
             sending.add(() -> publisher.sendVideo(ledger.video));
             for (int j = 0; j < (stalled ? 1 : viewers); j++) {
                 Member viewer = new Member(stalled ? "stalled viewer" : "viewer", i, cluster, (i + j + 1) % 2,
                         "/out/cam/" + name, node -> new LiveTracker(ledger, ledger.video, node),
-                        stalled ? STALLED_READS : Long.MAX_VALUE);
+                        stalled ? STALLED_READS : Long.MAX_VALUE, true);
                 all.add(viewer);
                 if (!stalled) {
                     cameraViewers.add(viewer);
@@ -72,7 +72,7 @@ final class Traffic {
         for (int t = 0; t < topics; t++) {
             for (int side = 0; side < 2; side++) {
                 Member m = new Member("data member", 2 * t + side, cluster, side, "/lab/d" + t,
-                        node -> new LiveTracker(ledger, ledger.data, node), Long.MAX_VALUE);
+                        node -> new LiveTracker(ledger, ledger.data, node), Long.MAX_VALUE, false);
                 m.connect();
                 dataMembers.add(m);
                 senders.scheduleAtFixedRate(() -> m.sendData(ledger.data),

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeoutException;
  * Sends are one at a time and wait for the previous one (the JDK client's rule), so a relay that holds
  * a sender back holds it here. Pings are answered by the JDK client itself.
  */
-final class Ws implements WebSocket.Listener {
+final class Ws implements WebSocket.Listener, Client {
 
     /** How long a connect may take before it is given up. */
     static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -93,12 +93,13 @@ final class Ws implements WebSocket.Listener {
         }
     }
 
-    boolean open() {
-        return !ended.isDone();
+    @Override
+    public CompletableFuture<Ending> ended() {
+        return ended;
     }
 
-    /** Ends the connection at once (no close handshake), as a client that goes away. */
-    void abort() {
+    @Override
+    public void abort() {
         ws.abort();
         ended.complete(new Ending(-1, "aborted by the client"));
     }
