@@ -3,10 +3,10 @@
 # read from /proc/<pid>/stat: where compare.sh gives the total, this tells the JVM's own work
 # from the kernel's TCP work, which two relays on one machine share alike.
 #
-#   crossbar-bench/scripts/cpu-split.sh JAR|tokio [SCENARIO...]
+#   crossbar-bench/scripts/cpu-split.sh JAR|tokio|uws [SCENARIO...]
 #
 # JAR is started with the README's run command (plus --max-connections-per-address 20000) under
-# setsid, as compare.sh does; "tokio" starts the peer built by compare.sh in PEERS_BUILD. The
+# setsid, as compare.sh does; "tokio" and "uws" start the peers built by compare.sh in PEERS_BUILD. The
 # scenario defaults to ping-pong, 64 B, 64 in flight; the run is 5 s of warm-up and 8 s measured.
 # Environment: JAVA (default java), JOPTS (extra JVM flags for the relay), PEERS_BUILD (default
 # /tmp/crossbar-peers), SYSCALLS=1 (also count, with perf's tracepoints over the same 4 s, the
@@ -17,7 +17,7 @@
 # line: messages/s, user and system µs per message, total.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-relay=${1:?usage: cpu-split.sh JAR|tokio [SCENARIO...]}
+relay=${1:?usage: cpu-split.sh JAR|tokio|uws [SCENARIO...]}
 shift
 scenario=("$@")
 [[ ${#scenario[@]} -gt 0 ]] || scenario=(pingpong --size 64 --window 64)

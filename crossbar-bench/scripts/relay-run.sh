@@ -1,21 +1,23 @@
 # Sourced by cpu-split.sh and relay-accounting.sh: one relay started as deployed, and the load
 # generator against it, the same way for both.
 #
-#   start_relay tokio|JAR PORT LOG   the relay in its own session (setsid); sets relay_pid and
+#   start_relay tokio|uws|JAR PORT LOG  the relay in its own session (setsid); sets relay_pid and
 #                                    returns once PORT accepts connections (at most 20 s)
 #   start_load PORT OUT SCENARIO...  the load generator, 5 s of warm-up and 8 s measured, in the
 #                                    background (its table to OUT); sets load_pid
 #   per_call_events                  perf tracepoints, one for each system call of a relay's hot path
 #
 # JAR gets the README's run command plus --max-connections-per-address 20000, as compare.sh
-# starts it; JAVA (default java) and JOPTS (extra JVM flags) apply. "tokio" is the peer that
-# compare.sh built in PEERS_BUILD (default /tmp/crossbar-peers).
+# starts it; JAVA (default java) and JOPTS (extra JVM flags) apply. "tokio" and "uws" are the peers
+# that compare.sh built in PEERS_BUILD (default /tmp/crossbar-peers).
 
 start_relay() {
   local relay=$1 port=$2 log=$3
   if [[ $relay == tokio ]]; then
     setsid env LISTEN=127.0.0.1:$port "${PEERS_BUILD:-/tmp/crossbar-peers}/rust-target/release/rust-tokio-relay" \
       > "$log" 2>&1 &
+  elif [[ $relay == uws ]]; then
+    setsid env LISTEN=127.0.0.1:$port "${PEERS_BUILD:-/tmp/crossbar-peers}/uws-relay" > "$log" 2>&1 &
   else
     # shellcheck disable=SC2086 # JOPTS is a list of flags
     setsid env MALLOC_ARENA_MAX=2 "${JAVA:-java}" -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m \
