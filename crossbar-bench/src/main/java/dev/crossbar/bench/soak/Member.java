@@ -78,11 +78,6 @@ final class Member {
         }
     }
 
-    /** The node it connects to. */
-    int node() {
-        return node;
-    }
-
     /** Leaves (drops its connection without a close, as a closed laptop) and comes back on {@code toNode}. */
     void leaveAndReturn(int toNode) {
         node = toNode;

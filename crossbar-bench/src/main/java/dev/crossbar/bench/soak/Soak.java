@@ -68,7 +68,7 @@ public final class Soak implements Callable<Integer> {
     String natsServer;
 
     @Option(names = "--node-jvm-option", description = "A JVM option added to both nodes' (repeatable), e.g. "
-            + "-Dio.netty.recycler.maxCapacityPerThread=0 while looking for a buffer released twice.")
+            + "-Dio.netty.recycler.maxCapacityPerThread=0.")
     List<String> nodeJvmOptions = new ArrayList<>();
 
     @Option(names = "--out", defaultValue = "soak-results", description = "Directory for logs and soak.jsonl (default ${DEFAULT-VALUE}).")
@@ -183,10 +183,10 @@ public final class Soak implements Callable<Integer> {
                 counters.sample();
                 counters.row();
                 int silent = counters.summary();
-                c.running = false;
+                c.stop();
                 return silent == 0 ? 0 : 1;
             } finally {
-                c.running = false;
+                c.stop();
                 c.timer().shutdownNow();
                 for (Node n : nodes) {
                     if (n != null) {

@@ -104,9 +104,9 @@ public final class Storm implements Callable<Integer> {
                 for (int i = 0; i < cameras; i++) {
                     Member cam = new Member("camera", i, c, 0, "/in/cam/c" + i, null, Long.MAX_VALUE, false);
                     cams.add(cam);
-                    all.add(cam);
+                    onFreshNode.add(cam);
                     for (int j = 0; j < viewers; j++) {
-                        all.add(new Member("viewer", i, c, 0, "/out/cam/c" + i,
+                        onFreshNode.add(new Member("viewer", i, c, 0, "/out/cam/c" + i,
                                 n -> new LiveTracker(ledger, ledger.video, n), Long.MAX_VALUE, false));
                     }
                     if (peer != null) {
@@ -114,22 +114,17 @@ public final class Storm implements Callable<Integer> {
                                 n -> new LiveTracker(ledger, ledger.video, n), Long.MAX_VALUE, false));
                     }
                 }
-                for (Member m : all) {
-                    if (m.node() == 0) {
-                        onFreshNode.add(m);
-                    }
-                }
+                all.addAll(onFreshNode);
                 ExecutorService connecting = Executors.newFixedThreadPool(32, Soak.daemons("storm-connect"));
                 for (Member m : all) {
                     connecting.execute(m::connect);
                 }
                 List<RawViewer> raws = new ArrayList<>();
                 if (rawViewers) {
-                    Ledger.Flow rawFlow = ledger.rawVideo;
                     for (int i = 0; i < cameras; i++) {
                         for (int n = 0; n < c.nodeCount(); n++) {
-                            int on = n;
-                            raws.add(new RawViewer(c.node(n).ws("/out/cam/c" + i), new LiveTracker(ledger, rawFlow, on), Long.MAX_VALUE));
+                            raws.add(new RawViewer(c.node(n).ws("/out/cam/c" + i), new LiveTracker(ledger, ledger.rawVideo, n),
+                                    Long.MAX_VALUE));
                         }
                     }
                 }
