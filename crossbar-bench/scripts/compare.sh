@@ -60,7 +60,7 @@ GO_SPAWN="${GO_SPAWN:-}"
 RELAYS="${RELAYS:-crossbar tokio uws node${GO_SPAWN:+ go}}"
 
 # (Defaults in their own variables: a '}' inside ${VAR:-...} would end the expansion at {port}.)
-default_crossbar='env MALLOC_ARENA_MAX=2 java -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -Dio.netty.leakDetection.level=disabled -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port} --max-connections-per-address 20000'
+default_crossbar='env MALLOC_ARENA_MAX=2 java -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -XX:SharedArchiveFile=crossbar-server/target/crossbar.jsa -Dio.netty.leakDetection.level=disabled -jar crossbar-server/target/crossbar.jar --listen 127.0.0.1:{port} --max-connections-per-address 20000'
 default_tokio="env LISTEN=127.0.0.1:{port} $PEERS_BUILD/rust-target/release/rust-tokio-relay"
 default_node="env LISTEN=127.0.0.1:{port} node $PEERS_BUILD/node-ws/relay.js"
 default_uws="env LISTEN=127.0.0.1:{port} $PEERS_BUILD/uws-relay"

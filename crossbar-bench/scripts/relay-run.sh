@@ -21,8 +21,8 @@ start_relay() {
   else
     # shellcheck disable=SC2086 # JOPTS is a list of flags
     setsid env MALLOC_ARENA_MAX=2 "${JAVA:-java}" -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m \
-      -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -Dio.netty.leakDetection.level=disabled \
-      ${JOPTS:-} -jar "$relay" --listen 127.0.0.1:$port --max-connections-per-address 20000 > "$log" 2>&1 &
+      -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 -XX:SharedArchiveFile="${relay%.jar}.jsa" \
+      -Dio.netty.leakDetection.level=disabled ${JOPTS:-} -jar "$relay" --listen 127.0.0.1:$port --max-connections-per-address 20000 > "$log" 2>&1 &
   fi
   relay_pid=$!
   for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$port) 2> /dev/null && break; sleep 0.2; done

@@ -129,12 +129,23 @@ class DeploymentFilesIT {
         }
     }
 
-    /** {@code install ... SOURCE DESTINATION} lines of the unit's header: destination to source. */
+    /** The jar and its class-data archive are built, not in the repository. */
+    private static boolean built(String installedAs) {
+        return installedAs.endsWith(".jar") || installedAs.endsWith(".jsa");
+    }
+
+    /** {@code install ... SOURCE DESTINATION} lines of the unit's header, and its archive's: destination to source. */
     private static Map<String, Path> installedByHeader(String unit) {
         Map<String, Path> installed = new LinkedHashMap<>();
         Matcher m = Pattern.compile("(?m)^#\\s+install\\s+(?:-[DdmgGo]\\s*(?:\\d+\\s+)?)*(\\S+)\\s+(/\\S+)\\s*$").matcher(unit);
         while (m.find()) {
             installed.put(m.group(2), ROOT.resolve(m.group(1)));
+        }
+        // The class-data archive is made on the host, by the jar installed there.
+        Matcher archive = Pattern.compile("(?m)^#\\s+java -cp (/\\S+) dev\\.crossbar\\.server\\.cli\\.ClassDataArchive (/\\S+) ").matcher(unit);
+        while (archive.find()) {
+            assertTrue(installed.containsKey(archive.group(1)), "the archive is made by an installed jar: " + archive.group(1));
+            installed.put(archive.group(2), ROOT.resolve("crossbar-server/target/crossbar.jsa"));
         }
         return installed;
     }
@@ -156,7 +167,7 @@ class DeploymentFilesIT {
         }
         assertTrue(named >= 3, "jar, health check and documentation: " + named);
         for (Map.Entry<String, Path> e : installed.entrySet()) {
-            if (!e.getKey().endsWith(".jar")) { // the jar is built, not in the repository
+            if (!built(e.getKey())) {
                 assertTrue(Files.isRegularFile(e.getValue()), e.getValue() + " (installed as " + e.getKey() + ") is missing");
             }
         }
@@ -169,7 +180,7 @@ class DeploymentFilesIT {
         // a missing or non-executable command fails it; any warning (an unknown key) fails too.
         String copy = unit;
         for (Map.Entry<String, Path> e : installed.entrySet()) {
-            if (!e.getKey().endsWith(".jar") && !e.getKey().startsWith("/etc/")) {
+            if (!built(e.getKey()) && !e.getKey().startsWith("/etc/")) {
                 copy = copy.replace(e.getKey(), e.getValue().toString());
             }
         }

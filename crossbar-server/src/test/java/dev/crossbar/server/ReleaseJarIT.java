@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The fat jar as it is shipped (failsafe runs this after {@code package}): it carries Crossbar's
- * licence and the list of the libraries inside it with theirs, and says its version.
+ * licence and the list of the libraries inside it with theirs, and says its version; the
+ * class-data-sharing archive the build made beside it serves the README's command.
  */
 class ReleaseJarIT {
 
@@ -73,5 +74,22 @@ class ReleaseJarIT {
         assertTrue(java.waitFor(30, TimeUnit.SECONDS), "java -jar --version did not end");
         assertEquals(0, java.exitValue(), Files.readString(out));
         assertEquals("crossbar " + VERSION, Files.readString(out).strip());
+    }
+
+    @Test
+    void theBuildsClassDataArchiveServesTheJar() throws Exception {
+        Path archive = JAR.resolveSibling("crossbar.jsa");
+        assertTrue(Files.isRegularFile(archive), "the build made no " + archive);
+        Path out = dir.resolve("classes.txt");
+        // As the README's command gives it; -Xlog says where each class came from.
+        Process java = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:SharedArchiveFile=" + archive, "-Xlog:class+load=info", "-jar", JAR.toString(), "--version")
+                .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        assertTrue(java.waitFor(30, TimeUnit.SECONDS), "java -jar --version did not end");
+        String log = Files.readString(out);
+        assertEquals(0, java.exitValue(), log);
+        assertFalse(log.contains("Unable to use shared archive"), log);
+        assertTrue(log.contains("dev.crossbar.server.cli.Main source: shared objects file (top)"),
+                "the relay's classes did not come from the archive:\n" + log.lines().filter(l -> l.contains("dev.crossbar")).toList());
     }
 }
