@@ -685,8 +685,7 @@ class ClusterIT {
             NettyClient a = clients.add(NettyClient.connect(java.net.URI.create("ws://127.0.0.1:" + x.port() + "/room")));
             NettyClient b = clients.add(NettyClient.connect(java.net.URI.create("ws://127.0.0.1:" + x.port() + "/room")));
             NettyClient late = clients.add(NettyClient.connect(java.net.URI.create("ws://127.0.0.1:" + x.port() + "/out/late")));
-            // A client sees its 101 before the relay has joined it to the topic (after the home-loop
-            // move): wait for both, or a loaded machine sends before b is there to receive.
+            // Both joined before a sends.
             await("a and b joined /room", Duration.ofSeconds(10), () -> x.topics().topics().stream()
                     .filter(t -> t.members().length == 2).count() == 1);
             a.sendText("local still works");

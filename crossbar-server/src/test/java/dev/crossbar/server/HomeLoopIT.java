@@ -1,6 +1,7 @@
 package dev.crossbar.server;
 
 import static dev.crossbar.server.testing.RelayServerExtension.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +12,7 @@ import dev.crossbar.server.testing.JdkClient;
 import dev.crossbar.server.testing.RawClient;
 import dev.crossbar.server.testing.RelayServerExtension;
 import io.netty.util.concurrent.EventExecutor;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A small topic's connections are moved onto one event loop after the upgrade; a big one's further
+ * A small topic's connections are moved onto one event loop before the 101; a big one's further
  * members stay spread; a 1:N stream's publisher and first subscriber share its home loop and the
  * other subscribers go to the other loops; nothing sent during the move is lost, and the idle timer
  * works after it. Four loops, so that round-robin alone would spread every topic.
@@ -99,6 +101,32 @@ class HomeLoopIT {
             } finally {
                 closeAll(mesh);
                 closeAll(stream);
+            }
+        }
+
+        @Test
+        void aViewerThatHasItsUpgradeGetsTheNextMessage() throws IOException {
+            // The camera waits on the stream's home loop; each viewer is accepted on another loop in
+            // turn and moved. Once a viewer has its 101 it is a member: the frame the camera sends
+            // the moment the 101 arrives reaches it (when the move came after the 101, the camera's
+            // loop could relay that frame before the viewer had joined). Plain sockets, so that
+            // nothing but the network stands between the 101 and the frame.
+            for (int i = 0; i < 8 * LOOPS; i++) {
+                String topic = "first-" + i;
+                byte[] payload = ByteBuffer.allocate(4).putInt(i).array();
+                try (RawClient camera = new RawClient(relay.port()); RawClient viewer = new RawClient(relay.port())) {
+                    assertTrue(camera.upgrade("/in/" + topic).startsWith("HTTP/1.1 101"));
+                    awaitTopic(relay, topic, 1);
+                    assertTrue(viewer.upgrade("/out/" + topic).startsWith("HTTP/1.1 101"));
+                    camera.send(RawClient.frame(0x82, payload, true));
+                    RawClient.Frame f = viewer.readFrame(5_000);
+                    while (f != null && f.opcode() == 0x9) { // the relay's pings of a quiet client (every 300 ms here)
+                        f = viewer.readFrame(5_000);
+                    }
+                    assertNotNull(f, "viewer " + i + " of " + topic + " got nothing");
+                    assertEquals(0x2, f.opcode(), "viewer " + i + " of " + topic);
+                    assertArrayEquals(payload, f.payload(), "viewer " + i + " of " + topic);
+                }
             }
         }
 

@@ -55,11 +55,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *  socket → limits → handshake-timeout → idle → http-codec → ingest-gate → http-aggregator → keep-alive
- *         → upgrade-gate → ws-protocol (handshake, ping/pong, close, UTF-8 check) → lifecycle (keepalive,
- *           closing, protocol violations) → home-loop → frame-codec-swap → assembler → session
+ *         → upgrade-gate → home-loop → ws-protocol (handshake, ping/pong, close, UTF-8 check) → lifecycle
+ *           (keepalive, closing, protocol violations) → frame-codec-swap → assembler → session
  * </pre>
  *
- * {@code home-loop} moves the connection onto its topic's event loop when the upgrade completes
+ * {@code home-loop} moves the connection onto its topic's event loop before the upgrade is answered
  * (see {@link HomeLoop}); it is absent with one loop or {@code --home-loop-members 0}.
  *
  * With TLS, {@code tls-detect} (replaced by the SslHandler, {@code tls}) and {@code tls-errors} come
@@ -230,13 +230,13 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         if (access != null) {
             p.addLast("auth-gate", new AuthGate(access, config.handshakeTimeout().toMillis()));
         }
+        if (homeLoop != null) {
+            p.addLast("home-loop", homeLoop);
+        }
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(a.wsConfig()));
         // After the UTF-8 check the protocol handler has just put before itself.
         p.addBefore("ws-protocol", "violations", ProtocolViolations.INSTANCE);
         p.addLast("lifecycle", new ConnectionLifecycle(missedPings));
-        if (homeLoop != null) {
-            p.addLast("home-loop", homeLoop);
-        }
         p.addLast("frame-codec-swap", a.frameCodecSwap());
         p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
         if (access != null) {

@@ -13,28 +13,33 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves a new WebSocket connection onto its topic's home event loop when the upgrade completes,
- * while the topic has fewer than {@code maxMembers} members. Netty spreads connections over the
- * loops round-robin, so the two ends of a small topic usually sit on different threads and every
- * message is handed from one to the other and wakes it. On one loop the router delivers in the
- * same thread, after the read that brought the message. A topic past {@code maxMembers} places
+ * Moves a new WebSocket connection onto its topic's home event loop before its upgrade is
+ * answered, while the topic has fewer than {@code maxMembers} members. Netty spreads connections
+ * over the loops round-robin, so the two ends of a small topic usually sit on different threads and
+ * every message is handed from one to the other and wakes it. On one loop the router delivers in
+ * the same thread, after the read that brought the message. A topic past {@code maxMembers} places
  * each further member on the loop with the fewest of its members, so a big fan-out keeps every
  * core, evenly.
  *
- * <p>The move: reads stop (a message read before the session has joined would be dropped), the
- * channel leaves its loop and registers with the home loop, the idle timer is re-armed there (a
- * timer stays on the loop that scheduled it), then the handshake event goes on, the session joins,
- * and reads resume. Handlers after this one see the handshake on the home loop, so their timers are
- * scheduled there. If the move fails the connection is closed.
+ * <p>The move, when the upgrade request has passed the gates: reads stop, the channel leaves its
+ * loop and registers with the home loop, the idle timer is re-armed there (a timer stays on the
+ * loop that scheduled it), then the request goes on to the handshake, and reads resume. So the 101
+ * is written on the home loop, and the session joins its topic there as that write completes: a
+ * client that has its 101 is a member, and gets every message published after it. (Moving after
+ * the 101 left a window, widest on a freshly started relay, in which a publisher that connected
+ * right after a viewer had its first message relayed to nobody.) If the move fails the request is
+ * released and the connection closed.
  *
- * <p>Ownership: no messages pass through here; it sees only the handshake event, and removes itself.
+ * <p>Ownership: the upgrade request ({@code FullHttpRequest}) is held across the move and passed on,
+ * or released if the move fails; everything else passes through untouched.
  */
 @Sharable
 public final class HomeLoop extends ChannelInboundHandlerAdapter {
@@ -70,34 +75,35 @@ public final class HomeLoop extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (!(evt instanceof HandshakeComplete)) {
-            ctx.fireUserEventTriggered(evt);
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Channel ch = ctx.channel();
+        // The upgrade gate names the route of a WebSocket upgrade it lets through; other requests pass.
+        if (!(msg instanceof FullHttpRequest) || !ch.hasAttr(ClientInfo.KEY) || ch.attr(ClientInfo.KEY).get() == null) {
+            ctx.fireChannelRead(msg);
             return;
         }
         ctx.pipeline().remove(this);
-        Channel ch = ctx.channel();
-        EventLoop home = destination(ch);
-        if (home == null || home == ch.eventLoop()) {
-            ctx.fireUserEventTriggered(evt);
+        EventLoop home = destination(ch.attr(ClientInfo.KEY).get(), ch.eventLoop());
+        if (home == ch.eventLoop()) {
+            ctx.fireChannelRead(msg);
             return;
         }
         ch.config().setAutoRead(false);
         ch.deregister().addListener(left -> {
             if (!left.isSuccess()) {
-                failed(ch, left.cause());
+                failed(ch, msg, left.cause());
                 return;
             }
             home.register(ch).addListener(joined -> {
                 if (!joined.isSuccess()) {
-                    failed(ch, joined.cause());
+                    failed(ch, msg, joined.cause());
                     return;
                 }
                 if (ch.pipeline().get(idleName) != null) {
                     ch.pipeline().replace(idleName, idleName, idleTimer.get());
                 }
                 // The context was removed above; it still forwards to the handler after it.
-                ctx.fireUserEventTriggered(evt);
+                ctx.fireChannelRead(msg);
                 ch.config().setAutoRead(true);
             });
         });
@@ -105,13 +111,9 @@ public final class HomeLoop extends ChannelInboundHandlerAdapter {
 
     /**
      * The home loop while the topic is small; past that, the loop with the fewest of its members
-     * (the current one on a tie), so a big fan-out ends up even across the loops. Null: no route.
+     * (the current one on a tie), so a big fan-out ends up even across the loops.
      */
-    private EventLoop destination(Channel ch) {
-        ClientInfo client = ch.hasAttr(ClientInfo.KEY) ? ch.attr(ClientInfo.KEY).get() : null;
-        if (client == null) {
-            return null;
-        }
+    private EventLoop destination(ClientInfo client, EventLoop current) {
         Route route = client.route();
         TopicKey key = route.topic();
         EventLoop home = homeOf(key);
@@ -119,7 +121,7 @@ public final class HomeLoop extends ChannelInboundHandlerAdapter {
         if (topic == null || topic.size() < maxMembers) {
             return home;
         }
-        return leastLoaded(topic, ch.eventLoop());
+        return leastLoaded(topic, current);
     }
 
     /**
@@ -138,7 +140,8 @@ public final class HomeLoop extends ChannelInboundHandlerAdapter {
         return best;
     }
 
-    private static void failed(Channel ch, Throwable cause) {
+    private static void failed(Channel ch, Object request, Throwable cause) {
+        ReferenceCountUtil.release(request);
         log.debug("{} could not move to its topic's event loop; closing", ch, cause);
         ch.close();
     }
