@@ -147,9 +147,9 @@ class CloseFrameConformanceIT {
 
     /**
      * Autobahn 6.3.2 (text not UTF-8, in 1-byte fragments, all in one read): the sender is failed
-     * with 1007 and no part of the message reaches the other member of the topic. The validator
-     * stops checking after the bad fragment, so without dropping what the same read still holds
-     * ({@code ProtocolViolations}) the rest of the read completed the message and it was relayed.
+     * with 1007 and no part of the message reaches the other member of the topic. (When the check
+     * was a handler of its own after the decoder, it stopped after the bad fragment and the rest
+     * of the same read completed the message; the reader now joins and checks in one place.)
      */
     @Test
     void textFailingUtf8MidMessageIsNotRelayed() throws IOException {

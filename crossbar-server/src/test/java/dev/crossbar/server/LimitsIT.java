@@ -60,9 +60,8 @@ class LimitsIT {
     }
 
     /**
-     * Whole binary messages go from the decoder straight to the session once the connection's
-     * first message has passed ({@code DirectPath}); one sent after the assembler failed the
-     * connection must still be dropped, as the assembler drops everything after it fails.
+     * A whole message sent after a fragmented one went past the limit (1009) is dropped: the
+     * reader passes nothing on after it fails a connection.
      */
     @Test
     void aWholeMessageSentAfterAFailedFragmentedOneIsNotRelayed() throws Exception {

@@ -39,7 +39,7 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * One message relayed by the real server pipeline: a masked client frame goes into the publisher's
  * connection, through the pipeline {@link CrossbarInitializer} builds (after a real HTTP upgrade:
- * Netty's frame decoder and protocol handler, lifecycle, assembler, {@code RelaySession}), the real
+ * the relay's message reader, lifecycle, {@code RelaySession}), the real
  * {@link Router} and fan-out, and out of every receiver's {@code RelaySession} as a written and
  * flushed frame. {@code -prof gc} gives what one message allocates; divide by {@code receivers}
  * for a delivery.

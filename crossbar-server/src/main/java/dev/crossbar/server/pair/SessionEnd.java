@@ -11,6 +11,7 @@ import dev.crossbar.server.http.RealAddress;
 import dev.crossbar.server.pair.SessionRegistry.SessionRefused;
 import dev.crossbar.server.websocket.ClientInfo;
 import dev.crossbar.server.websocket.CloseCodes;
+import dev.crossbar.server.websocket.CloseSeen;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * side does not read either; messages already decoded wait here in order.
  *
  * <p>Closing: the first close frame either way on this connection (the client's, or the relay's own,
- * e.g. idle timeout or token expiry; {@link CloseObserver}) ends the session with that code and reason,
+ * e.g. idle timeout or token expiry; {@link CloseSeen}) ends the session with that code and reason,
  * and the other side is closed with the same; a connection that drops without one ends it with 1001.
  * A side the relay closes reads again, to take the client's answer (see {@link #close}).
  *
@@ -114,6 +115,8 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof HandshakeComplete) {
             upgraded(ctx);
+        } else if (evt instanceof CloseSeen seen) {
+            closeSeen(seen.status(), seen.reason());
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -273,8 +276,8 @@ final class SessionEnd extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The first close frame on this connection, either way ({@link CloseObserver}). Own loop. */
-    void closeSeen(WebSocketCloseStatus status, String reason) {
+    /** The first close frame on this connection, either way ({@link CloseSeen}). Own loop. */
+    private void closeSeen(WebSocketCloseStatus status, String reason) {
         if (closeSeen) {
             return;
         }

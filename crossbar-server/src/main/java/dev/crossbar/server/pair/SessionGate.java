@@ -14,7 +14,6 @@ import dev.crossbar.server.session.RelaySession;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 
 /**
  * The upgrade gate's part for sessions: decides, before the upgrade, what a request on a session
@@ -90,9 +89,6 @@ public final class SessionGate implements UpgradeAdmission {
     private static void fit(ChannelPipeline p, io.netty.channel.ChannelHandler end, boolean sessionPath) {
         String name = end instanceof HostEnd ? "session-host" : "session-end";
         p.replace(RelaySession.class, name, end);
-        if (end instanceof SessionEnd se) {
-            p.addBefore(p.context(WebSocketServerProtocolHandler.class).name(), "session-close", new CloseObserver(se));
-        }
         if (sessionPath) {
             if (p.get(AuthGate.class) != null) {
                 p.remove(AuthGate.class);

@@ -7,7 +7,7 @@ import dev.crossbar.server.http.HttpEndpoint;
 import dev.crossbar.server.http.HttpResponses;
 import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
-import dev.crossbar.server.websocket.ProtocolViolations;
+import dev.crossbar.server.websocket.ProtocolSwap;
 import dev.crossbar.server.websocket.WebSocketProtocol;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
@@ -34,6 +34,8 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
     public static final String PATH = "/ws";
     /** Largest message a stats client may send; requests are a word or two ("-" in the original). */
     static final int MAX_REQUEST_BYTES = 4096;
+    /** After the handshake, the relay's reader in place of Netty's frame handling, as on every WebSocket. */
+    private static final ProtocolSwap PROTOCOL_SWAP = new ProtocolSwap(MAX_REQUEST_BYTES);
 
     private final StatsService service;
     /** How much of each client the reader of an upgrade request may see (its token, the operator's flag). */
@@ -84,8 +86,8 @@ public final class StatsSocketEndpoint implements HttpEndpoint {
             p.removeLast();
         }
         p.addLast("stats-protocol", new WebSocketServerProtocolHandler(wsConfig));
-        p.addBefore("stats-protocol", "stats-violations", ProtocolViolations.INSTANCE); // after its UTF-8 check
         p.addLast("stats-lifecycle", new ConnectionLifecycle(missedPingsBeforeClose));
+        p.addLast("stats-protocol-swap", PROTOCOL_SWAP);
         p.addLast("stats-session", new StatsSession(service, format, scope, details.apply(request)));
         p.remove(ctx.handler());
         ctx.fireChannelRead(request.retain());

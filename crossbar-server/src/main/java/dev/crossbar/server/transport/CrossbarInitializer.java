@@ -22,14 +22,13 @@ import dev.crossbar.server.http.UpgradeGate;
 import dev.crossbar.server.pair.SessionGate;
 import dev.crossbar.server.pair.SessionRegistry;
 import dev.crossbar.server.session.IngestSession;
-import dev.crossbar.server.session.MessageAssembler;
 import dev.crossbar.server.session.RelaySession;
 import dev.crossbar.server.session.SendBrakes;
 import dev.crossbar.server.tls.ServerTlsContext;
 import dev.crossbar.server.tls.TlsErrors;
 import dev.crossbar.server.tls.TlsPort;
 import dev.crossbar.server.websocket.ConnectionLifecycle;
-import dev.crossbar.server.websocket.ProtocolViolations;
+import dev.crossbar.server.websocket.ProtocolSwap;
 import dev.crossbar.server.websocket.ReadIdleTimer;
 import dev.crossbar.server.websocket.WebSocketProtocol;
 import io.netty.channel.Channel;
@@ -55,8 +54,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *  socket → limits → handshake-timeout → idle → http-codec → ingest-gate → http-aggregator → keep-alive
- *         → upgrade-gate → home-loop → ws-protocol (handshake, ping/pong, close, UTF-8 check) → lifecycle
- *           (keepalive, closing, protocol violations) → frame-codec-swap → assembler → session
+ *         → upgrade-gate → home-loop → ws-protocol (the handshake) → lifecycle (keepalive, control frames,
+ *           closing, protocol violations) → protocol-swap → session
  * </pre>
  *
  * {@code home-loop} moves the connection onto its topic's event loop before the upgrade is answered
@@ -65,12 +64,12 @@ import java.util.concurrent.TimeUnit;
  * With TLS, {@code tls-detect} (replaced by the SslHandler, {@code tls}) and {@code tls-errors} come
  * first. With access control, {@code admin-guard} protects reserved paths before the upgrade gate,
  * {@code auth-gate} checks the token between the gate and the handshake, and {@code access} holds
- * the connection to its permit between the assembler and the session:
+ * the connection to its permit between the lifecycle and the session:
  *
  * <pre>
  *  socket → [tls-detect → tls-errors] → handshake-timeout → idle → http-codec → ingest-gate
- *         → http-aggregator → keep-alive → [admin-guard] → upgrade-gate → [auth-gate] → violations
- *         → ws-protocol → assembler → [first-message-auth] → [access] → session
+ *         → http-aggregator → keep-alive → [admin-guard] → upgrade-gate → [auth-gate] → ws-protocol
+ *         → lifecycle → protocol-swap → [first-message-auth] → [access] → session
  * </pre>
  *
  * An HTTP ingest request ({@code POST}/{@code PUT} on {@code /in/<stream>}) leaves at the
@@ -84,7 +83,7 @@ import java.util.concurrent.TimeUnit;
  *
  * On a {@code schema=session} stream or a {@code /session/<id>} path the upgrade gate fits the tail
  * for a 1:1 session instead ({@link SessionGate}): {@code session} becomes the host's or the session's
- * end, and a {@code session-close} observer goes before {@code ws-protocol}.
+ * end.
  *
  * Behind a trusted proxy ({@code --trusted-proxies}), {@code proxy-protocol} and {@code proxy-header}
  * come right after {@code limits} with {@code --proxy-protocol} ({@link ProxyHeader}), or else
@@ -93,10 +92,13 @@ import java.util.concurrent.TimeUnit;
  *
  * The limits handler leaves once the channel is active. {@code keep-alive} keeps the connection
  * open between plain HTTP requests (reserved paths) and answers pipelined ones in order. After the
- * upgrade Netty swaps the HTTP codec for the WebSocket frame codec, which {@code frame-codec-swap}
- * replaces with the relay's ({@link FrameCodecSwap}); the gate and keep-alive remove themselves,
- * and the session removes the handshake timeout. A relay session writes relayed messages (frames
- * already encoded) from the encoder's context, past {@code ws-protocol} and {@code lifecycle}.
+ * upgrade Netty swaps the HTTP codec for its WebSocket frame codec; {@code protocol-swap} then
+ * puts the relay's reader in place of Netty's decoder and takes {@code ws-protocol} out
+ * ({@link ProtocolSwap}), so that a message meets the idle timer, the reader and its session; the
+ * gate and keep-alive remove themselves, and the session removes the handshake timeout. A relay
+ * session writes relayed messages (frames already encoded) from the encoder's context, past
+ * {@code lifecycle}.
+ *
  */
 public final class CrossbarInitializer extends ChannelInitializer<Channel> {
 
@@ -128,7 +130,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
     /** The parts of the pipeline that follow from the configuration, built once per configuration. */
     private record Assembly(ServerConfig config, RouteParser routes, Map<String, HttpEndpoint> endpoints,
                             WebSocketServerProtocolConfig wsConfig, AdminGuard adminGuard, UpgradeAdmission upgrades,
-                            FrameCodecSwap frameCodecSwap, SendBrakes brakes, IngestTail ingestTail) {
+                            ProtocolSwap protocolSwap, SendBrakes brakes, IngestTail ingestTail) {
     }
 
     /**
@@ -174,7 +176,7 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
         current = new Assembly(config, new RouteParser(config.maxPathLength()), Map.copyOf(endpoints),
                 WebSocketProtocol.config(config.subprotocols(), config.handshakeTimeout(), config.maxMessageBytes()),
                 adminGuard, draining.admission(new SessionGate(pairs, config.routing(), sessions)),
-                new FrameCodecSwap(config.maxMessageBytes()), brakes, p -> fitIngest(p, config, brakes));
+                new ProtocolSwap(config.maxMessageBytes()), brakes, p -> fitIngest(p, config, brakes));
     }
 
     /** The tail of an HTTP ingest connection, fitted by the {@link IngestGate} in place of the WebSocket one. */
@@ -234,11 +236,8 @@ public final class CrossbarInitializer extends ChannelInitializer<Channel> {
             p.addLast("home-loop", homeLoop);
         }
         p.addLast("ws-protocol", new WebSocketServerProtocolHandler(a.wsConfig()));
-        // After the UTF-8 check the protocol handler has just put before itself.
-        p.addBefore("ws-protocol", "violations", ProtocolViolations.INSTANCE);
         p.addLast("lifecycle", new ConnectionLifecycle(missedPings));
-        p.addLast("frame-codec-swap", a.frameCodecSwap());
-        p.addLast("assembler", new MessageAssembler(config.maxMessageBytes()));
+        p.addLast("protocol-swap", a.protocolSwap());
         if (access != null) {
             p.addLast("access", new AccessEnforcer(access));
         }

@@ -2,6 +2,7 @@ package dev.crossbar.server.websocket;
 
 import static java.util.Objects.requireNonNull;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
@@ -12,6 +13,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler.HandshakeComplete;
 import io.netty.handler.timeout.IdleState;
@@ -26,48 +28,46 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How an upgraded WebSocket connection ends, one per connection and the same for every kind of
- * session (relay, statistics socket): it is kept while the client answers, and closed with a
- * closing handshake bounded in time.
+ * session (relay, statistics socket, 1:1 session): it is kept while the client answers, and closed
+ * with a closing handshake bounded in time. Its {@link MessageReader} hands it every control frame
+ * and every violation; it reads no message itself (it does not override {@code channelRead}), so a
+ * message passes it without a call.
  *
  * <p>Keepalive: after the upgrade, each reader-idle interval (from the {@link ReadIdleTimer}
  * near the socket, which sees every byte read, pongs included) sends a ping; after
  * {@code missedPingsBeforeClose} silent intervals in a row the connection is closed with 1001. Any
- * byte from the client (data, pong) starts the count again.
+ * byte from the client (data, pong) starts the count again. A client's ping is answered with a
+ * pong ({@link #pingReceived}).
  *
  * <p>Closing: {@link #close} writes the close frame once; from then on the connection
  * {@link #isClosing() is closing}: every other write that reaches this handler is released and
- * refused, so nothing follows the close frame and senders can stop counting deliveries. A close
- * frame written by someone else (the protocol handler's answer to a client's close, which does not
- * pass this handler) makes it closing too: {@link FrameEncoder} reports every close frame, and
- * drops a second one: when the client answers a close of ours, the protocol handler answers that
- * in turn, and a browser fails a connection that gets two (its page would see 1006, not our code,
- * and could not follow the client contract). Writers
- * that skip this handler (relay sessions) check {@link #isClosing()} themselves. Netty's
- * protocol handler closes the socket when the client answers; a timer closes it otherwise, 1 s
- * after the close frame reached the socket (closing at once would let a client still sending reset
- * the connection before it reads the close frame), or 2 s after it was queued if it is still stuck
- * behind data the client is not reading. The timer is cancelled when the channel closes.
+ * refused, so nothing follows the close frame and senders can stop counting deliveries. Writers
+ * that skip this handler (relay sessions) check {@link #isClosing()} themselves. RFC 6455 has one
+ * close frame each way, and a browser fails a connection that gets two (its page would see 1006,
+ * not our code, and could not follow the client contract): the client's close frame
+ * ({@link #closeReceived}) is answered with its own code and reason only if the relay has sent
+ * none, and otherwise ends the handshake. The socket is closed when the client answers; a timer
+ * closes it otherwise, 1 s after the close frame reached the socket (closing at once would let a
+ * client still sending reset the connection before it reads the close frame), or 2 s after it was
+ * queued if it is still stuck behind data the client is not reading. The timer is cancelled when
+ * the channel closes. The first close frame either way is told to the handlers after this one
+ * ({@link CloseSeen}).
  *
- * <p>A protocol violation ends the connection too ({@link #protocolViolation}, from
- * {@link ProtocolViolations}): it is answered with a close frame (1002, 1007, 1009), and from then
- * on the connection is closing. The socket is closed as after any close frame of ours, when the
- * client answers with its close frame or closes, or by the timers, not at once: the client may
- * still be sending (the rest of a message over the limit), and closing with its bytes arriving
- * resets the connection, which can destroy the close frame before the client reads it. Until then
- * what it sends is skipped by the decoder and dropped before the protocol handler. One read can
- * hold many frames: when Netty's UTF-8 validator rejects one fragment of a text message, the
- * decoder has already decoded the rest, unchecked, and the assembler would otherwise complete the
- * message without the rejected fragment and relay text that is not UTF-8 (Autobahn case 6.3.2).
- * After an invalid close frame the client sends nothing more: the socket is closed at once,
- * without a close frame. A violation is the client's fault: logged at DEBUG, not passed on as an
- * error. This handler takes no part in reading messages (it does not override
- * {@code channelRead}), so that a message passes it without a call.
+ * <p>A protocol violation ends the connection too ({@link #protocolViolation}): it is answered
+ * with a close frame (1002, 1007, 1009), and from then on the connection is closing. The socket is
+ * closed as after any close frame of ours, when the client answers with its close frame or closes,
+ * or by the timers, not at once: the client may still be sending (the rest of a message over the
+ * limit), and closing with its bytes arriving resets the connection, which can destroy the close
+ * frame before the client reads it. Until then the reader skips what it sends. After an invalid
+ * close frame the client sends nothing more: the socket is closed at once, without a close frame.
+ * A violation is the client's fault: logged at DEBUG, not passed on as an error.
  *
- * <p>Place it right after the WebSocket protocol handler, so that it sees the handshake event
- * first and every write from the handlers after it. State is touched only on the channel's loop;
- * {@link #close} may be called from any thread.
+ * <p>Place it right after the WebSocket protocol handler (which does the handshake), so that it
+ * sees the handshake event first and every write from the handlers after it. State is touched
+ * only on the channel's loop; {@link #close} may be called from any thread.
  *
- * <p>Ownership: a refused write is released here; everything else passes on as it came.
+ * <p>Ownership: a refused write is released here; control frames handed in are written back
+ * (a pong, the close frame's answer) or released; everything else passes on as it came.
  */
 public final class ConnectionLifecycle extends ChannelDuplexHandler {
 
@@ -92,7 +92,8 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private boolean upgraded;
     private boolean closing;
-    private boolean closeFrameSent;
+    /** Whether the first close frame either way has been told ({@link CloseSeen}). */
+    private boolean closeSeen;
     private int idleIntervals;
     private ScheduledFuture<?> closeTimer;
     /** The code and reason of the first close frame the relay sent, for the audit trail; 0 until then. */
@@ -148,18 +149,39 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
         return closeReason;
     }
 
-    /**
-     * A close frame is being encoded, whoever wrote it (see {@link FrameEncoder}): nothing may
-     * follow it. Returns false when one already was: then this one is the protocol handler's answer
-     * to the client's answer to ours, and must not be sent (RFC 6455 has one close frame each way).
-     */
-    boolean closeFrameWritten() {
-        closing = true;
-        if (closeFrameSent) {
-            return false;
+    /** The first close frame either way, told to the handlers after this one. */
+    private void seen(CloseWebSocketFrame frame) {
+        if (!closeSeen) {
+            closeSeen = true;
+            ctx.fireUserEventTriggered(CloseSeen.of(frame));
         }
-        closeFrameSent = true;
-        return true;
+    }
+
+    /** The client's ping: answered with a pong that carries its payload, unless the connection is closing. Takes the payload. */
+    void pingReceived(ByteBuf payload) {
+        if (closing || !ctx.channel().isActive()) {
+            payload.release();
+            return;
+        }
+        ctx.writeAndFlush(new PongWebSocketFrame(payload));
+    }
+
+    /**
+     * The client's close frame. After ours it ends the closing handshake: the socket is closed once
+     * what was written before it has gone. Otherwise the client is answered with its own code and
+     * reason, and the socket closed once that has gone (or after {@link #CLOSE_FLUSH_TIMEOUT_MILLIS},
+     * if the client does not read it). Takes the frame.
+     */
+    void closeReceived(CloseWebSocketFrame frame) {
+        seen(frame);
+        if (closing || !ctx.channel().isActive()) {
+            frame.release();
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        closing = true;
+        closeAfter(CLOSE_FLUSH_TIMEOUT_MILLIS);
+        ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
     }
 
     /**
@@ -185,6 +207,7 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
     /** Writes our close frame, then closes the socket when the client answers or the timers run out. */
     private void writeClose(CloseWebSocketFrame frame) {
         remember(frame);
+        seen(frame);
         closeAfter(CLOSE_FLUSH_TIMEOUT_MILLIS);
         ctx.writeAndFlush(frame).addListener(written -> {
             if (written.isSuccess() && closeTimer != null) {
@@ -239,7 +262,13 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
         if (!answer || clientClosed) {
             boolean first = !closing;
             closing = true;
-            Object last = answer && first ? closeFrame(violation) : Unpooled.EMPTY_BUFFER;
+            Object last = Unpooled.EMPTY_BUFFER;
+            if (answer && first) {
+                CloseWebSocketFrame answerFrame = closeFrame(violation);
+                remember(answerFrame);
+                seen(answerFrame);
+                last = answerFrame;
+            }
             ctx.writeAndFlush(last).addListener(ChannelFutureListener.CLOSE);
             return;
         }
@@ -259,14 +288,14 @@ public final class ConnectionLifecycle extends ChannelDuplexHandler {
         return new CloseWebSocketFrame(status, violation.getMessage() != null ? violation.getMessage() : status.reasonText());
     }
 
-    /** After a violation, the client's close frame: it sends nothing more, so the socket is closed now. */
+    /** After a violation, the client's close frame: it sends nothing more, so the socket is closed once ours has gone. */
     void clientClosedAfterViolation() {
-        ctx.channel().close();
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof DecoderException) { // one that ProtocolViolations does not answer
+        if (cause instanceof DecoderException) { // not a violation: the reader answers those
             closing = true;
             log.debug("{} undecodable input: {}", ctx.channel(), cause.getMessage());
             ctx.close();

@@ -16,10 +16,6 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,14 +27,15 @@ import java.util.List;
  * ({@link UnmaskingCopy}), one pass over its bytes instead of two.
  *
  * <p>Checks, each thrown as a {@link CorruptedWebSocketFrameException} with the code and the
- * reason, for {@link ProtocolViolations} to answer: reserved bits (1002), an unmasked
+ * reason, for the {@link MessageReader} to hand to the lifecycle: reserved bits (1002), an unmasked
  * frame (1002), a fragmented or oversized (over 125 bytes) control frame, a reserved opcode, a
  * close frame of one byte or with an invalid code (1002) or a reason that is not UTF-8 (1007), a
  * continuation with no message to continue, a new message inside a fragmented one, a length not in
  * its shortest encoding (1002), and a frame longer than {@code maxFramePayloadLength} (1009: the
- * whole message's limit is {@code MessageAssembler}'s). After a close frame every further byte is
+ * whole message's limit is the reader's). After a close frame every further byte is
  * skipped; after a violation, every further frame but the client's close frame (see
- * {@link #violation}). Text is left to Netty's {@code Utf8FrameValidator}, after this handler.
+ * {@link #violation}). This class decodes frames; the relay's connections read through its
+ * {@link MessageReader}, which makes whole messages of them, checks text and answers control frames.
  *
  * <p>A payload that is whole in what has been read is copied out in one go (a whole message under
  * 64 KiB into a {@link PreparedFrame#payloadBuffer}, behind the header the relay will send it
@@ -46,16 +43,16 @@ import java.util.List;
  * piece as it comes, into chunks of its own, so that no socket read is held while the rest is
  * awaited ({@link #gather}), and passed on as a composite of its chunks.
  *
- * <p>The relay swaps it in for Netty's decoder when the upgrade completes, before any frame has
- * been read ({@code transport.FrameCodecSwap}).
+ * <p>The relay puts its reader in place of Netty's decoder when the upgrade completes, before any
+ * frame has been read ({@link ProtocolSwap}).
  *
  * <p>Ownership: the reads are {@link ByteToMessageDecoder}'s; a payload's chunks are this
  * decoder's until the frame is passed on (released here if the connection ends first); each frame
  * passed on owns its buffer, which the handler that consumes the frame releases (after a violation,
- * the empty close frame too: {@code ProtocolViolations.AfterViolation}). Bytes skipped after a
+ * the empty close frame that stands for the client's too). Bytes skipped after a
  * violation are only consumed from the reads.
  */
-public final class FrameDecoder extends ByteToMessageDecoder implements WebSocketFrameDecoder {
+public class FrameDecoder extends ByteToMessageDecoder implements WebSocketFrameDecoder {
 
     private static final int OPCODE_CONTINUATION = 0x0;
     private static final int OPCODE_TEXT = 0x1;
@@ -114,7 +111,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
         }
         if (violated) {
             if (skipToClientClose(in)) {
-                out.add(new CloseWebSocketFrame(true, 0, Unpooled.EMPTY_BUFFER));
+                decoded(ctx, in, new CloseWebSocketFrame(true, 0, Unpooled.EMPTY_BUFFER), out);
             }
             return;
         }
@@ -127,7 +124,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
                     : wholeSmallMessage() ? PreparedFrame.payloadBuffer(ctx.alloc(), opcode == OPCODE_TEXT, payloadLength)
                     : ctx.alloc().buffer(payloadLength);
             ByteBuf payload = into == null ? Unpooled.EMPTY_BUFFER : UnmaskingCopy.copy(into, in, payloadLength, maskKey);
-            out.add(frame(in, payload));
+            decoded(ctx, in, frame(in, payload), out);
             return;
         }
         int n = Math.min(in.readableBytes(), payloadLength - received);
@@ -135,9 +132,18 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
             gather(ctx, in, n);
             if (received == payloadLength) {
                 inPayload = false;
-                out.add(frame(in, takeGathered(ctx)));
+                decoded(ctx, in, frame(in, takeGathered(ctx)), out);
             }
         }
+    }
+
+    /**
+     * One frame decoded from {@code in}: passed on. {@link MessageReader} makes whole messages of
+     * them instead, and may find a violation in one ({@link #violation}, with this {@code in}).
+     * Takes ownership of {@code frame}.
+     */
+    void decoded(ChannelHandlerContext ctx, ByteBuf in, WebSocketFrame frame, List<Object> out) {
+        out.add(frame);
     }
 
     /**
@@ -319,7 +325,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
             if (!WebSocketCloseStatus.isValidStatusCode(code)) {
                 violation(in, WebSocketCloseStatus.PROTOCOL_ERROR, "Invalid close frame getStatus code: " + code);
             }
-            if (body.readableBytes() > 2 && !isUtf8(body.nioBuffer(body.readerIndex() + 2, body.readableBytes() - 2))) {
+            if (body.readableBytes() > 2 && !Utf8Check.isText(body.slice(body.readerIndex() + 2, body.readableBytes() - 2))) {
                 violation(in, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "bytes are not UTF-8");
             }
         } catch (CorruptedWebSocketFrameException e) {
@@ -328,27 +334,15 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
         }
     }
 
-    private static boolean isUtf8(ByteBuffer bytes) {
-        try {
-            StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(bytes);
-            return true;
-        } catch (CharacterCodingException e) {
-            return false;
-        }
-    }
-
     /**
-     * Throws, as Netty's decoder does without {@code closeOnProtocolViolation} (answering is
-     * {@link ProtocolViolations}' part), and from here on passes up no frame but the client's
+     * Throws, as Netty's decoder does without {@code closeOnProtocolViolation} (answering is the
+     * lifecycle's part, through the reader), and from here on passes up no frame but the client's
      * close frame, which ends the connection: after a violation in a header, found with the
      * header still unread, frames are skipped whole, their headers read only for that (the
      * client will often answer the relay's close frame with its own); after one in a close
      * frame's body, the client has sent its last frame and the rest is skipped.
      */
-    private void violation(ByteBuf in, WebSocketCloseStatus status, String reason) {
+    final void violation(ByteBuf in, WebSocketCloseStatus status, String reason) {
         inPayload = false;
         if (closeReceived) {
             invalidCloseFrame = true;
@@ -396,8 +390,13 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
         }
     }
 
+    /** Whether a violation was found: frames are skipped up to the client's close frame. */
+    final boolean violated() {
+        return violated;
+    }
+
     /** Whether the client's close frame has been read: it sends nothing after it. */
-    boolean closeReceived() {
+    final boolean closeReceived() {
         return closeReceived;
     }
 
@@ -405,7 +404,7 @@ public final class FrameDecoder extends ByteToMessageDecoder implements WebSocke
      * Whether the violation was in the body of the client's close frame, which Netty's decoder
      * answers by closing without a close frame of its own.
      */
-    boolean invalidCloseFrame() {
+    final boolean invalidCloseFrame() {
         return invalidCloseFrame;
     }
 }

@@ -7,9 +7,10 @@ import java.util.List;
 
 /**
  * The one way every WebSocket endpoint of the relay (topics, the statistics socket) configures
- * Netty's protocol handler: the gate has already chosen the path, frames from clients must be
- * masked, no extension is negotiated, text is checked as UTF-8, and protocol violations are thrown
- * to {@link ProtocolViolations} rather than answered with an immediate close.
+ * Netty's protocol handler, which does the handshake: the gate has already chosen the path and no
+ * extension is negotiated. Once the handshake is done the relay's {@link MessageReader} and
+ * {@link ConnectionLifecycle} take over its frames ({@link ProtocolSwap}); the decoder settings
+ * below hold for the moment between the 101 and that swap, in which a client may send nothing.
  */
 public final class WebSocketProtocol {
 
@@ -34,9 +35,8 @@ public final class WebSocketProtocol {
                 .handshakeTimeoutMillis(handshakeTimeout.toMillis())
                 .forceCloseTimeoutMillis(FORCE_CLOSE_MILLIS)
                 .handleCloseFrames(true)
-                // No automatic 1000 on close(): a violation is answered with 1002/1007/1009 (or, after an
-                // invalid close frame, nothing) by ProtocolViolations, and our own closes send their code
-                // (CloseCodes).
+                // No automatic 1000 on close(): our closes send their own code (CloseCodes), through
+                // the lifecycle.
                 .sendCloseFrame(null)
                 .dropPongFrames(true)
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
@@ -44,9 +44,10 @@ public final class WebSocketProtocol {
                         .expectMaskedFrames(true)
                         .allowMaskMismatch(false)
                         .allowExtensions(false)
-                        // Thrown only: ProtocolViolations answers, and closes without a reset.
+                        // Thrown only: the lifecycle answers, and closes without a reset.
                         .closeOnProtocolViolation(false)
-                        .withUTF8Validator(true)
+                        // Text is the reader's to check (Utf8Check).
+                        .withUTF8Validator(false)
                         .build())
                 .build();
     }

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * The relay's frame decoder on its own: payloads come out unmasked, byte for byte, however the
  * socket splits the frames; and on random streams of valid and invalid frames it decodes, fails
  * and skips exactly as Netty's {@link WebSocket08FrameDecoder} does with the relay's settings
- * (answering a violation is the pipeline's: {@link ProtocolViolations}).
+ * (answering a violation is the connection's lifecycle's, through {@link MessageReader}).
  */
 class FrameDecoderTest {
 
@@ -154,7 +154,7 @@ class FrameDecoderTest {
     /**
      * Refused with 1009 before the mask key arrives; what follows is skipped. The decoder writes
      * nothing and leaves the channel open: answering and closing are the pipeline's
-     * ({@link ProtocolViolations}), which must not close while the client is still sending.
+     * (the lifecycle's, through {@link MessageReader}), which must not close while the client is still sending.
      */
     @Test
     void aFrameOverTheLimitIsRefusedWith1009AndTheRestSkipped() {
