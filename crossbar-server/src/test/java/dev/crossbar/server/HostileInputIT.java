@@ -130,9 +130,8 @@ class HostileInputIT {
     }
 
     /**
-     * After its first message a connection's whole messages may skip the pipeline's handlers
-     * ({@code DirectPath}): only binary and ASCII text do, so text with other bytes is still
-     * checked, relayed when valid and closed with 1007 when not.
+     * Text is checked whatever came before it on the connection: after ASCII, text with other
+     * bytes is relayed when it is UTF-8 and closed with 1007 when not.
      */
     @Test
     void textIsStillCheckedOnceMessagesGoStraightFromTheDecoder() throws Exception {
