@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -98,7 +101,7 @@ public final class NatsCluster implements AutoCloseable {
     }
 
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -143,15 +146,30 @@ public final class NatsCluster implements AutoCloseable {
         }
     }
 
-    /** Waits until server {@code i} answers on its monitoring port and has a route to every other. */
+    /**
+     * Waits until server {@code i} answers on its monitoring port, accepts clients and has a route to
+     * every other. nats-server opens its monitoring port before its client port (with JetStream on,
+     * the store is set up in between), so the monitoring answer alone does not mean a client can connect.
+     */
     private void awaitUp(int i) {
         RelayServerExtension.await("nats-server " + i + " monitoring", Duration.ofSeconds(10),
                 () -> monitorOrNull(i, "/varz") != null);
+        RelayServerExtension.await("nats-server " + i + " client port", Duration.ofSeconds(10),
+                () -> accepts(clientPorts[i]));
         if (routes != null) {
             RelayServerExtension.await("nats-server " + i + " routes", Duration.ofSeconds(10), () -> {
                 JsonNode r = monitorOrNull(i, "/routez");
                 return r != null && r.path("num_routes").asInt() == processes.length - 1;
             });
+        }
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 
