@@ -84,11 +84,22 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
     @Param({"1", "2"})
     int loops;
 
+    /**
+     * Topics, each with its publisher and {@code receivers} receivers, published on in turn: with
+     * a campus's thousand (-p topics=1000 -p receivers=1), a message's connection objects are seldom
+     * in the processor's cache, as on a deployed relay; with one they always are.
+     */
+    @Param({"1"})
+    int topics;
+
     /** One idle channel per loop: the way to run that loop's queued tasks. */
     private EmbeddedChannel[] loopHandles;
-    private EmbeddedChannel publisher;
-    private EmbeddedChannel[] receiverChannels;
-    private TopicRegistry topics;
+    private EmbeddedChannel[] publishers;
+    /** Per topic, its receivers. */
+    private EmbeddedChannel[][] receiverChannels;
+    /** The topic the next message goes to. */
+    private int next;
+    private TopicRegistry registry;
     private Router router;
     private byte[] payload;
     /** The client's message as a masked frame; one reference, this class's, held until teardown. */
@@ -102,8 +113,8 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
         }
         // The relay's defaults, as CrossbarServer builds its router and pipeline from them.
         ServerConfig config = ServerConfig.builder().build();
-        topics = new TopicRegistry(config.maxTopics(), Broker.LOCAL, config.routing(), config.replayLimits());
-        router = new Router(topics, config.maxLoopBacklogBytes());
+        registry = new TopicRegistry(config.maxTopics(), Broker.LOCAL, config.routing(), config.replayLimits());
+        router = new Router(registry, config.maxLoopBacklogBytes());
         loopHandles = new EmbeddedChannel[loops];
         List<EventLoop> eventLoops = new ArrayList<>();
         for (int i = 0; i < loops; i++) {
@@ -118,22 +129,25 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
                 new HandshakeFailures(), null, null, eventLoops, new SessionRegistry(config.sessions()), new Draining(),
                 new dev.crossbar.server.session.SendBrakes.Counts());
 
-        // The publisher first, as a camera comes before its viewers: it stays on the topic's home loop.
-        publisher = connect(init, eventLoops, 0, "/in/" + TOPIC);
-        receiverChannels = new EmbeddedChannel[receivers];
-        for (int i = 0; i < receivers; i++) {
-            receiverChannels[i] = connect(init, eventLoops, i + 1, "/out/" + TOPIC);
-        }
-        Topic topic = topics.get(topicKey());
-        if (topic == null || topic.size() != receivers + 1) {
-            throw new IllegalStateException("expected " + (receivers + 1) + " members, found "
-                    + (topic == null ? 0 : topic.size()));
+        publishers = new EmbeddedChannel[topics];
+        receiverChannels = new EmbeddedChannel[topics][receivers];
+        for (int t = 0; t < topics; t++) {
+            // The publisher first, as a camera comes before its viewers: it stays on the topic's home loop.
+            publishers[t] = connect(init, eventLoops, t, "/in/" + TOPIC + t);
+            for (int i = 0; i < receivers; i++) {
+                receiverChannels[t][i] = connect(init, eventLoops, t + i + 1, "/out/" + TOPIC + t);
+            }
+            Topic topic = registry.get(topicKey(publishers[t]));
+            if (topic == null || topic.size() != receivers + 1) {
+                throw new IllegalStateException("expected " + (receivers + 1) + " members, found "
+                        + (topic == null ? 0 : topic.size()));
+            }
         }
 
         payload = new byte[payloadBytes];
         new Random(payloadBytes).nextBytes(payload);
         clientFrame = maskedFrame(payload, 0x5A3C_96E1);
-        checkOneMessage(serverFrame(payload));
+        checkOneMessageOnEveryTopic();
     }
 
     /** Registers a connection as the acceptor would (round-robin) and upgrades it to WebSocket on {@code path}. */
@@ -159,15 +173,23 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
         return ch;
     }
 
-    private TopicKey topicKey() {
+    private static TopicKey topicKey(EmbeddedChannel publisher) {
         return publisher.attr(ClientInfo.KEY).get().route().topic();
     }
 
-    /** The benchmark must not measure nothing: one message reaches every receiver once, byte for byte. */
+    private void checkOneMessageOnEveryTopic() {
+        for (int t = 0; t < topics; t++) {
+            checkOneMessage(serverFrame(payload));
+        }
+    }
+
+    /** The benchmark must not measure nothing: one message reaches every receiver of its topic once, byte for byte. */
     private void checkOneMessage(ByteBuf expected) {
         try {
+            int t = next;
+            EmbeddedChannel publisher = publishers[t];
             publishOne();
-            for (EmbeddedChannel r : receiverChannels) {
+            for (EmbeddedChannel r : receiverChannels[t]) {
                 ByteBuf frame = r.readOutbound();
                 try {
                     if (frame == null || !ByteBufUtil.equals(frame, expected)) {
@@ -191,18 +213,20 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         // One more message after the run: the client frame must have come through it unchanged.
-        checkOneMessage(serverFrame(payload));
-        close(publisher);
-        for (EmbeddedChannel r : receiverChannels) {
-            close(r);
+        checkOneMessageOnEveryTopic();
+        for (int t = 0; t < topics; t++) {
+            close(publishers[t]);
+            for (EmbeddedChannel r : receiverChannels[t]) {
+                close(r);
+            }
         }
         for (EmbeddedChannel h : loopHandles) {
             h.finishAndReleaseAll();
         }
         int refs = clientFrame.refCnt();
         clientFrame.release();
-        if (topics.size() != 0 || router.backlogBytes() != 0 || refs != 1) {
-            throw new IllegalStateException("after the run: " + topics.size() + " topics left, " + router.backlogBytes()
+        if (registry.size() != 0 || router.backlogBytes() != 0 || refs != 1) {
+            throw new IllegalStateException("after the run: " + registry.size() + " topics left, " + router.backlogBytes()
                     + " bytes of fan-out backlog, client frame refCnt " + refs + " (expected 1)");
         }
     }
@@ -213,11 +237,12 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
         ch.finishAndReleaseAll();
     }
 
-    /** One message from the publisher to every receiver; returns the frames they wrote (always {@code receivers}). */
+    /** One message from a topic's publisher to every receiver; returns the frames they wrote (always {@code receivers}). */
     @Benchmark
     public int relay() {
+        int t = next;
         publishOne();
-        int frames = drainReceivers();
+        int frames = drainReceivers(receiverChannels[t]);
         if (frames != receivers) {
             throw new IllegalStateException(frames + " frames for " + receivers + " receivers");
         }
@@ -230,6 +255,8 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
      * the other loop drains its queue. Not {@code writeInbound}: its varargs array would be measured.
      */
     private void publishOne() {
+        EmbeddedChannel publisher = publishers[next];
+        next = next + 1 == topics ? 0 : next + 1;
         publisher.pipeline().fireChannelRead(clientFrame.retainedDuplicate());
         publisher.pipeline().fireChannelReadComplete();
         publisher.runPendingTasks();
@@ -248,9 +275,9 @@ public class RelaySessionBenchmark extends AbstractBenchmark {
     }
 
     /** Reads and releases what the receivers' channels wrote; returns how many frames. */
-    private int drainReceivers() {
+    private static int drainReceivers(EmbeddedChannel[] receivers) {
         int n = 0;
-        for (EmbeddedChannel r : receiverChannels) {
+        for (EmbeddedChannel r : receivers) {
             Object m;
             while ((m = r.readOutbound()) != null) {
                 ReferenceCountUtil.release(m);
