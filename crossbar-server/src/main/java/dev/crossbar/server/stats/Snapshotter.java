@@ -89,23 +89,20 @@ final class Snapshotter {
 
     /**
      * A snapshot of every topic and connection now, with client details whole (readers get
-     * {@link ClientDetails#apply} of it).
-     *
-     * @param tick whether this is the periodic tick, which starts the next rate window
+     * {@link ClientDetails#apply} of it); rates over the window since the last {@link #tick}.
      */
-    Snapshot take(boolean tick) {
-        return take(tick, null);
+    Snapshot take() {
+        return take(null);
     }
 
     /**
-     * As {@link #take(boolean)}, with client rows only for the topics {@code rowsFor} accepts (null:
+     * As {@link #take()}, with client rows only for the topics {@code rowsFor} accepts (null:
      * every topic). Topic summaries are always complete; leaving rows out is what keeps a cluster
      * summary cheap for a node with 100k connections.
      */
-    Snapshot take(boolean tick, Predicate<TopicKey> rowsFor) {
+    Snapshot take(Predicate<TopicKey> rowsFor) {
         long nowNanos = System.nanoTime();
         long nowMillis = System.currentTimeMillis();
-        IdentityHashMap<Object, Sample> next = tick ? new IdentityHashMap<>() : null;
         List<TopicView> topics = new ArrayList<>();
         List<ClientView> clients = new ArrayList<>();
         Traffic live = Traffic.ZERO;
@@ -115,8 +112,7 @@ final class Snapshotter {
             Member[] members = topic.members();
             long[] t = topic.totals();
             Traffic topicTraffic = new Traffic(t[0], t[1], t[2], t[3], t[4], t[5]);
-            long createdNanos = nowNanos - (nowMillis - topic.createdAtMillis()) * 1_000_000L;
-            Sample topicRates = measure(topic, createdNanos, topicTraffic, nowNanos, next);
+            Sample topicRates = measure(topic, createdNanos(topic, nowNanos, nowMillis), topicTraffic, nowNanos, null);
 
             int publishers = 0;
             int subscribers = 0;
@@ -137,11 +133,9 @@ final class Snapshotter {
                 }
                 lastIn = Math.max(lastIn, s.lastInNanos());
                 lastOut = Math.max(lastOut, s.lastOutNanos());
-                if (rows || tick) {
-                    Sample rates = measure(m, s.connectedAtNanos(), traffic, nowNanos, next);
-                    if (rows) {
-                        clients.add(client(m, display, traffic, rates, nowNanos, node));
-                    }
+                if (rows) {
+                    Sample rates = measure(m, s.connectedAtNanos(), traffic, nowNanos, null);
+                    clients.add(client(m, display, traffic, rates, nowNanos, node));
                 }
             }
             topics.add(new TopicView(display, topic.key().name(), topic.key().schema().name(),
@@ -153,9 +147,6 @@ final class Snapshotter {
                             topicRates.byteRateOut(), lastOut, nowNanos),
                     topicTraffic.dropped(), topicTraffic.refused(), streamView(topic, nowNanos)));
         }
-        if (tick) {
-            samples = next;
-        }
         topics.sort(TOPIC_ORDER);
         clients.sort(CLIENT_ORDER);
         Traffic all = live.plus(registry.departed().total());
@@ -165,6 +156,36 @@ final class Snapshotter {
                 Instant.ofEpochMilli(startedAtMillis).toString(), (nowNanos - startedAtNanos) / NANOS_PER_SECOND,
                 intervalSeconds, ClientDetails.FULL.label(), clustered, totals, topics, clients, null,
                 sessions.sessions(nowNanos));
+    }
+
+    /**
+     * The periodic tick: starts the next rate window of every topic and connection, and returns
+     * each topic's point for the charts. It builds no views: on a relay nobody is watching, which is
+     * most of a relay's life, this is all the statistics cost, every interval, for every connection.
+     */
+    List<TopicTrends.Point> tick() {
+        long nowNanos = System.nanoTime();
+        long nowMillis = System.currentTimeMillis();
+        IdentityHashMap<Object, Sample> next = new IdentityHashMap<>(samples.size());
+        List<TopicTrends.Point> points = new ArrayList<>();
+        for (Topic topic : registry.topics()) {
+            long[] t = topic.totals();
+            Traffic traffic = new Traffic(t[0], t[1], t[2], t[3], t[4], t[5]);
+            Sample rates = measure(topic, createdNanos(topic, nowNanos, nowMillis), traffic, nowNanos, next);
+            points.add(new TopicTrends.Point(topic.key().schema().name(), displayName(topic.key()),
+                    round(rates.rateIn()), round(rates.byteRateOut())));
+            for (Member m : topic.members()) {
+                ConnectionStats s = m.stats();
+                measure(m, s.connectedAtNanos(), Traffic.of(s), nowNanos, next);
+            }
+        }
+        samples = next;
+        return points;
+    }
+
+    /** When {@code topic} was created, on the {@link System#nanoTime()} scale. */
+    private static long createdNanos(Topic topic, long nowNanos, long nowMillis) {
+        return nowNanos - (nowMillis - topic.createdAtMillis()) * 1_000_000L;
     }
 
     /**

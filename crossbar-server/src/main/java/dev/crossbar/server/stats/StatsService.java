@@ -152,7 +152,7 @@ public final class StatsService implements AutoCloseable {
         sockets.add(ch);
         if (session.scope() == StatsScope.CLUSTER) {
             executor.execute(() -> {
-                clusterRound(snapshotter.take(false, NO_ROWS), view -> {
+                clusterRound(snapshotter.take(NO_ROWS), view -> {
                     if (view != null) {
                         send(ch, json.write(view.forReader(session.details().label(), clusterTrends.trends())));
                     }
@@ -163,7 +163,7 @@ public final class StatsService implements AutoCloseable {
         } else if (session.format() == StatsFormat.SNAPSHOT) {
             executor.execute(() -> {
                 try {
-                    send(ch, json.write(session.details().apply(snapshotter.take(false)).withTrends(localTrends.trends())));
+                    send(ch, json.write(session.details().apply(snapshotter.take()).withTrends(localTrends.trends())));
                 } catch (RuntimeException e) {
                     log.warn("{} first snapshot failed", ch, e);
                 } finally {
@@ -207,13 +207,13 @@ public final class StatsService implements AutoCloseable {
                     if (topic != null) {
                         clients(topic.path("topic").asText(), topic.path("schema").asText(), session.details(), reply::accept);
                     } else {
-                        clusterRound(snapshotter.take(false, NO_ROWS),
+                        clusterRound(snapshotter.take(NO_ROWS),
                                 v -> reply.accept(v == null ? null : v.forReader(session.details().label(), null)));
                     }
                     return;
                 }
                 try {
-                    Snapshot s = session.details().apply(snapshotter.take(false));
+                    Snapshot s = session.details().apply(snapshotter.take());
                     if (session.format() == StatsFormat.SNAPSHOT) {
                         send(ch, json.write(s));
                     } else {
@@ -243,17 +243,20 @@ public final class StatsService implements AutoCloseable {
 
     private void tick() {
         try {
-            // Client rows only when a local reader will get them: with 10,000 connections and no
-            // reader, building them every tick was most of an idle relay's garbage and CPU.
+            localTrends.record(snapshotter.tick());
             boolean readers = subscribers.values().stream().anyMatch(g -> !g.isEmpty());
-            Snapshot s = snapshotter.take(true, readers ? null : NO_ROWS);
-            localTrends.record(s.topics().stream().map(TopicTrends.Point::of).toList());
+            boolean clusterReaders = clusterSubscribers.values().stream().anyMatch(g -> !g.isEmpty());
+            if (!readers && !clusterReaders) {
+                return;
+            }
+            // Taken just after the tick, so it reports the rates the tick measured.
+            Snapshot s = snapshotter.take(readers ? null : NO_ROWS);
             for (Map.Entry<ClientDetails, ChannelGroup> e : subscribers.entrySet()) {
                 if (!e.getValue().isEmpty()) {
                     push(e.getValue(), json.write(e.getKey().apply(s)));
                 }
             }
-            if (clusterSubscribers.values().stream().anyMatch(g -> !g.isEmpty())) {
+            if (clusterReaders) {
                 clusterRound(s, view -> {
                     if (view == null) {
                         return;
@@ -315,7 +318,7 @@ public final class StatsService implements AutoCloseable {
 
     /** One topic's client rows, this node's and those of every node whose last summary lists the topic. */
     private void clients(String topic, String schema, ClientDetails details, Consumer<ClusterSnapshot.Clients> then) {
-        Snapshot local = details.apply(snapshotter.take(false, k -> matches(k, topic, schema)));
+        Snapshot local = details.apply(snapshotter.take(k -> matches(k, topic, schema)));
         List<ClientView> rows = new ArrayList<>(local.clients());
         List<String> ask = peers == null ? List.of() : cluster.nodesWith(topic, schema);
         if (ask.isEmpty()) {
@@ -368,11 +371,11 @@ public final class StatsService implements AutoCloseable {
         }
         int max = peers.maxReplyBytes();
         if (PeerMessages.SUMMARY.equals(r.kind())) {
-            return PeerMessages.bounded(new PeerMessages.Reply(nodeName, snapshotter.take(false, NO_ROWS), 0, 0), max);
+            return PeerMessages.bounded(new PeerMessages.Reply(nodeName, snapshotter.take(NO_ROWS), 0, 0), max);
         }
         if (PeerMessages.CLIENTS.equals(r.kind()) && r.topic() != null && r.schema() != null) {
             ClientDetails d = ClientDetails.FULL.label().equals(r.clientDetails()) ? ClientDetails.FULL : ClientDetails.TRUNCATED;
-            Snapshot s = d.apply(snapshotter.take(false, k -> matches(k, r.topic(), r.schema())));
+            Snapshot s = d.apply(snapshotter.take(k -> matches(k, r.topic(), r.schema())));
             return PeerMessages.bounded(new PeerMessages.Reply(nodeName, s, 0, 0), max);
         }
         return null;

@@ -92,10 +92,6 @@ final class TopicTrends {
     /** What a tick records of a topic. */
     record Point(String schema, String topic, double rateIn, double bytesOut) {
 
-        static Point of(Snapshot.TopicView t) {
-            return new Point(t.schema(), t.topic(), t.in().rate(), t.out().byteRate());
-        }
-
         static Point of(ClusterSnapshot.ClusterTopic t) {
             return new Point(t.schema(), t.topic(), t.in().rate(), t.out().byteRate());
         }
