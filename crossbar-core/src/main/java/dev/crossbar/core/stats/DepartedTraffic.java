@@ -4,6 +4,7 @@ import dev.crossbar.core.route.Route;
 import dev.crossbar.core.schema.Role;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What connections that have left had counted, summed per schema and role, so relay-wide totals
@@ -16,6 +17,23 @@ public final class DepartedTraffic {
 
     /** A schema (by name) and a role: the bounded key every relay-wide total is kept under. */
     public record Kind(String schema, Role role) {
+
+        // By hand, as TopicKey's: a record's own methods link through invokedynamic on first use,
+        // milliseconds that a fresh relay's event loop would spend as its first client leaves.
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Kind k && Objects.equals(schema, k.schema) && role == k.role;
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Objects.hashCode(schema) + Objects.hashCode(role);
+        }
+
+        @Override
+        public String toString() {
+            return schema + " " + role;
+        }
     }
 
     private final Map<Kind, Traffic> totals = new HashMap<>();
