@@ -50,11 +50,12 @@ class BehindProxiesIT {
     /** Two clients from two addresses through the proxy, talking; a second connection from the first address refused. */
     private static void checkThrough(CrossbarServer relay, int proxyPort) throws Exception {
         try (RawClient a = new RawClient("127.0.0.2", proxyPort);
-             RawClient b = new RawClient("127.0.0.3", proxyPort);
-             RawClient again = new RawClient("127.0.0.2", proxyPort)) {
+             RawClient b = new RawClient("127.0.0.3", proxyPort)) {
             // A claim of its own is never believed: the proxy's view of the client wins.
-            assertTrue(a.upgrade("/lab/p3/chat", "X-Forwarded-For: 6.6.6.6").startsWith("HTTP/1.1 101"));
-            assertTrue(b.upgrade("/lab/p3/chat").startsWith("HTTP/1.1 101"));
+            String first = a.upgrade("/lab/p3/chat", "X-Forwarded-For: 6.6.6.6");
+            assertTrue(first.startsWith("HTTP/1.1 101"), first);
+            String second = b.upgrade("/lab/p3/chat");
+            assertTrue(second.startsWith("HTTP/1.1 101"), second);
             List<String> addresses = seen(relay, 2);
             assertTrue(addresses.stream().anyMatch(x -> x.startsWith("127.0.0.2:")), addresses.toString());
             assertTrue(addresses.stream().anyMatch(x -> x.startsWith("127.0.0.3:")), addresses.toString());
@@ -62,8 +63,12 @@ class BehindProxiesIT {
             RawClient.Frame got = b.readFrame(10_000);
             assertEquals("through the proxy", new String(got.payload(), java.nio.charset.StandardCharsets.UTF_8));
             // --max-connections-per-address 1 counts 127.0.0.2, not the proxy that carries all three.
-            String refused = again.upgrade("/lab/p3/chat");
-            assertTrue(refused.startsWith("HTTP/1.1 429"), refused);
+            // Connected only now: behind the PROXY protocol a connection is counted when the proxy
+            // connects, before any request, so one opened beside a could have been counted first.
+            try (RawClient again = new RawClient("127.0.0.2", proxyPort)) {
+                String refused = again.upgrade("/lab/p3/chat");
+                assertTrue(refused.startsWith("HTTP/1.1 429"), refused);
+            }
         }
     }
 
