@@ -7,7 +7,8 @@
 #   crossbar-bench/scripts/idle-parts.sh [RUNS] [PARTS...]
 #
 # PARTS default to the rows of docs/benchmarks.md's table: none, each library alone, then
-# together. Needs the relay's jar (./mvnw -B -ntp -q package -DskipTests). Each line: the parts, then the RSS in MiB of each run.
+# together. Needs the relay's jar (./mvnw -B -ntp -q package -DskipTests). Each line: the parts,
+# then the RSS in MiB of each run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-3}
