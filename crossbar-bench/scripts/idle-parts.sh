@@ -11,6 +11,8 @@
 # then the RSS in MiB of each run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=relay-run.sh
+source crossbar-bench/scripts/relay-run.sh
 runs=${1:-3}
 shift $(( $# > 0 ? 1 : 0 ))
 parts=("$@")
@@ -23,9 +25,8 @@ javac -nowarn -d "$classes" -cp "$jar" crossbar-bench/scripts/IdleParts.java
 for part in "${parts[@]}"; do
   line=$part
   for _ in $(seq "$runs"); do
-    setsid env MALLOC_ARENA_MAX=2 java -Xms64m -Xmn12m -Xmx256m -XX:MaxDirectMemorySize=256m \
-      -XX:+UseSerialGC -XX:-UsePerfData -XX:TrimNativeHeapInterval=5000 \
-      -Dio.netty.leakDetection.level=disabled -cp "$jar:$classes" IdleParts "$part" > "$out" 2>&1 < /dev/null &
+    setsid env MALLOC_ARENA_MAX=2 java "${README_JVM_FLAGS[@]}" -cp "$jar:$classes" IdleParts "$part" \
+      > "$out" 2>&1 < /dev/null &
     pid=$!
     for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.1; done
     grep -q ready "$out" || { cat "$out" >&2; kill "$pid"; exit 1; }
