@@ -1,5 +1,5 @@
-# Sourced by cpu-split.sh, relay-accounting.sh and the others: one relay started as deployed, and the load
-# generator against it, the same way for both.
+# Sourced by the scripts that start a relay of their own (cpu-split.sh, relay-accounting.sh and
+# others): one relay started as deployed, and the load generator against it, the same way for all.
 #
 #   start_relay tokio|uws|JAR PORT LOG  the relay in its own session (setsid); sets relay_pid and
 #                                    returns once PORT accepts connections (at most 20 s)
